@@ -1,0 +1,120 @@
+"""The command line every lesson shares: options, model choice, workspace, exit codes.
+
+A lesson's ``code.py`` is wiring: ``main(argv, out)`` hands this module its docstring
+and an async ``session(run)`` that builds the lesson's tool pool and runs the agent.
+Everything else is the same in every lesson and lives here:
+
+    --live              the real Anthropic API instead of the scripted model
+    --model NAME        live model (default: $ANTHROPIC_MODEL, then DEFAULT_LIVE_MODEL)
+    --prompt TEXT       the user prompt (default: the scenario's)
+    --scenario FILE     replay another script (default: the lesson's scenario.yaml)
+    --workspace DIR     the folder the file tools may touch (default: a fresh temp folder)
+    --max-turns N       stop after N model turns
+
+Exit codes: 0 the run finished; 1 the run stopped on a harness error (printed as the
+transcript's last line); 2 bad usage or a missing API key (one line on stderr);
+130 interrupted.
+
+Introduced by s19.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+import tempfile
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TextIO
+
+from harness.errors import HarnessError, UsageError
+from harness.loop import DEFAULT_MAX_TURNS, PoolSource, run_agent
+from harness.model import DEFAULT_LIVE_MODEL, Model, Scenario, ScriptedModel, live_model
+from harness.tools import Workspace
+from harness.transcript import Normalizer, Transcript
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@dataclass(frozen=True)
+class Run:
+    """Everything a lesson's session gets."""
+
+    args: argparse.Namespace
+    model: Model
+    prompt: str
+    transcript: Transcript
+    workspace: Workspace
+
+    async def agent(self, pool: PoolSource) -> list[dict[str, Any]]:
+        """Run the agent loop on this run's model, prompt and transcript."""
+        return await run_agent(self.model, self.prompt, pool, self.transcript, self.args.max_turns)
+
+
+Session = Callable[[Run], Awaitable[None]]
+Options = Callable[[argparse.ArgumentParser], None]
+
+
+def run_lesson(lesson_file: str, doc: str | None, argv: list[str] | None, out: TextIO, session: Session, options: Options | None = None) -> int:
+    """Parse ``argv``, build the model and workspace, run ``session``; return the exit code."""
+    args = _parser(doc or "", options).parse_args(argv)
+    normalizer = Normalizer()
+    transcript = Transcript(out, normalizer)
+    try:
+        model, prompt = _model(args, Path(lesson_file).resolve().parent)
+        with _workspace(args.workspace) as root:
+            normalizer.add(str(root), "<workspace>")
+            asyncio.run(session(Run(args, model, prompt, transcript, Workspace(root))))
+    except UsageError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except HarnessError as exc:
+        transcript.error(str(exc))
+        return 1
+    except KeyboardInterrupt:
+        transcript.error("interrupted")
+        return 130
+    return 0
+
+
+def _parser(doc: str, options: Options | None) -> argparse.ArgumentParser:
+    title, _, rest = doc.strip().partition("\n")
+    parser = argparse.ArgumentParser(description=title, epilog=rest.strip() or None, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--live", action="store_true", help="use the real Anthropic API (needs ANTHROPIC_API_KEY)")
+    parser.add_argument("--model", help=f"live model name (default: $ANTHROPIC_MODEL, else {DEFAULT_LIVE_MODEL})")
+    parser.add_argument("--prompt", help="the user prompt (default: the scenario's)")
+    parser.add_argument("--scenario", type=Path, help="scenario to replay (default: the lesson's scenario.yaml)")
+    parser.add_argument("--workspace", type=Path, help="folder the file tools may use (default: a fresh temporary folder)")
+    parser.add_argument("--max-turns", type=int, default=DEFAULT_MAX_TURNS, help=f"stop after this many model turns (default: {DEFAULT_MAX_TURNS})")
+    if options:
+        options(parser)
+    return parser
+
+
+def _model(args: argparse.Namespace, lesson_dir: Path) -> tuple[Model, str]:
+    path = args.scenario or lesson_dir / "scenario.yaml"
+    if args.live:
+        model = live_model(args.model)
+        return model, args.prompt or Scenario.load(path, display_path(path)).prompt
+    scenario = Scenario.load(path, display_path(path))
+    return ScriptedModel(scenario), args.prompt or scenario.prompt
+
+
+def display_path(path: Path) -> str:
+    """A path as messages print it: relative to the repository when inside it."""
+    resolved = path.resolve()
+    return resolved.relative_to(ROOT).as_posix() if resolved.is_relative_to(ROOT) else path.name
+
+
+@contextmanager
+def _workspace(given: Path | None) -> Iterator[Path]:
+    if given is not None:
+        if not given.is_dir():
+            raise UsageError(f"--workspace: no such folder: {given}")
+        yield given.resolve()
+        return
+    with tempfile.TemporaryDirectory(prefix="mcp-course-") as tmp:
+        yield Path(tmp).resolve()

@@ -1,0 +1,96 @@
+"""The agent loop: ask the model, run the tools it calls, hand back the results.
+
+Each turn starts by asking ``pool()`` for a ``Turn``: the system prompt and the tools the
+model may use this turn. Asking every turn is the seam s22 teaches: when a server is
+connected mid-run, the next turn's pool has its tools, with no cache to go stale.
+
+A tool that fails with ``ToolError`` (a bad path, an MCP server's error, an unknown tool
+name from a live model) becomes an error result the model can read and react to. Every
+other exception is a bug or a setup problem and propagates.
+
+Introduced by s19. Not handled here: parallel tool calls (calls run in order, which keeps
+transcripts deterministic), context compaction, permissions (s31).
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from harness.errors import ToolError
+from harness.model import Model, ToolCall
+from harness.tools import Tool
+from harness.transcript import Transcript
+
+DEFAULT_MAX_TURNS = 12
+
+
+@dataclass(frozen=True)
+class Turn:
+    """What the model is handed for one turn."""
+
+    system: str
+    tools: tuple[Tool, ...]
+
+
+PoolSource = Callable[[], "Turn | Awaitable[Turn]"]
+
+
+async def run_agent(
+    model: Model,
+    prompt: str,
+    pool: PoolSource,
+    transcript: Transcript,
+    max_turns: int = DEFAULT_MAX_TURNS,
+) -> list[dict[str, Any]]:
+    """Run one user prompt to the end; returns the whole conversation."""
+    messages: list[dict[str, Any]] = [{"role": "user", "content": prompt}]
+    transcript.user(prompt)
+    shown: Turn | None = None
+    for _ in range(max_turns):
+        turn = pool()
+        if inspect.isawaitable(turn):
+            turn = await turn
+        _report_changes(shown, turn, transcript)
+        shown = turn
+
+        reply = await model.reply(turn.system, messages, turn.tools)
+        if reply.text:
+            transcript.assistant(reply.text)
+        messages.append(reply.as_message())
+        if not reply.tool_calls:
+            return messages
+        tools = {t.name: t for t in turn.tools}
+        messages.append({"role": "user", "content": [await _run_call(call, tools, transcript) for call in reply.tool_calls]})
+    transcript.warning(f"stopped after {max_turns} turns without a final answer")
+    return messages
+
+
+async def _run_call(call: ToolCall, tools: dict[str, Tool], transcript: Transcript) -> dict[str, Any]:
+    transcript.emit("tool_call", name=call.name, input=call.input)
+    try:
+        tool = tools.get(call.name)
+        if tool is None:
+            raise ToolError(f"unknown tool '{call.name}'")
+        content, is_error = await tool.call(call.input), False
+    except ToolError as exc:
+        content, is_error = str(exc), True
+    transcript.emit("tool_result", name=call.name, content=content, is_error=is_error)
+    return {"type": "tool_result", "tool_use_id": call.id, "content": content, "is_error": is_error}
+
+
+def _report_changes(before: Turn | None, now: Turn, transcript: Transcript) -> None:
+    """Print the pool the first time, then only what changed, so a reader sees each change."""
+    names = [t.name for t in now.tools]
+    if before is None:
+        transcript.emit("system", text=now.system)
+        transcript.emit("tools", names=names)
+        return
+    if now.system != before.system:
+        transcript.emit("system", text=now.system)
+    old = {t.name for t in before.tools}
+    added, removed = [n for n in names if n not in old], sorted(old - set(names))
+    if added or removed:
+        transcript.emit("pool", added=added, removed=removed)

@@ -1,0 +1,98 @@
+"""A mock MCP client: discovery (``tools/list``) and calls (``tools/call``) in process.
+
+MCP gives an agent two verbs for tools: ask a server what it offers, then call one.
+``MockClient`` does exactly that against a server that is a Python object in this
+process, so s19 can show the whole flow with no subprocess and no network. From s23 on,
+real clients with the same three members (``name``, ``tools``, ``call_tool``) replace it.
+
+``agent_tools`` turns every connected client's tools into ``Tool`` values for the agent
+loop, named ``mcp__{server}__{tool}``. How names are made is a parameter: s19 glues the
+strings together; s21 passes the normalizing namer from ``harness.naming``.
+
+Introduced by s19. Not handled here: real transports (s23-s25), resources and prompts
+(s30), non-text results (s32).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, Protocol
+
+from harness.errors import ToolError
+from harness.tools import Tool
+
+Pair = tuple[str, str]  # (server name, tool name) as the server spells them
+Namer = Callable[[list[Pair]], Mapping[Pair, str]]
+
+
+class Client(Protocol):
+    """What the rest of the harness needs from any MCP client, mock or real."""
+
+    name: str
+    tools: list[dict[str, Any]]  # as tools/list returned them: name, description, inputSchema, annotations
+
+    async def call_tool(self, tool: str, arguments: dict[str, Any]) -> str: ...
+
+
+class MockClient:
+    """An MCP client whose server lives in this process (a ``mock_servers.catalog.ServerDef``)."""
+
+    def __init__(self, server: Any) -> None:
+        self.name: str = server.name
+        self._server = server
+        self.tools: list[dict[str, Any]] = []
+
+    @classmethod
+    async def connect(cls, server: Any) -> MockClient:
+        client = cls(server)
+        await client.list_tools()
+        return client
+
+    async def list_tools(self) -> list[dict[str, Any]]:
+        """Simulates ``tools/list``: the server describes its tools."""
+        self.tools = [tool.listing() for tool in self._server.tools]
+        return self.tools
+
+    async def call_tool(self, tool: str, arguments: dict[str, Any]) -> str:
+        """Simulates ``tools/call``; a server-side failure comes back as a ``ToolError``."""
+        definition = self._server.tool(tool)
+        if definition is None:
+            raise ToolError(f"server '{self.name}': unknown tool '{tool}'")
+        try:
+            return definition.handler(arguments)
+        except ValueError as exc:  # the server rejected the input: an MCP error result
+            raise ToolError(f"server '{self.name}': tool '{tool}': {exc}") from None
+
+
+def plain_names(pairs: list[Pair]) -> dict[Pair, str]:
+    """s19's naming: glue the strings together, trusting that they are already safe."""
+    return {(server, tool): f"mcp__{server}__{tool}" for server, tool in pairs}
+
+
+def agent_tools(clients: Iterable[Client], namer: Namer = plain_names) -> list[Tool]:
+    """Every tool of every client, as ``Tool`` values the agent loop can call."""
+    clients = list(clients)
+    names = namer([(c.name, t["name"]) for c in clients for t in c.tools])
+    tools = []
+    for client in clients:
+        for listing in client.tools:
+            hints = listing.get("annotations") or {}
+            tools.append(Tool(
+                name=names[(client.name, listing["name"])],
+                description=listing.get("description") or "",
+                input_schema=listing.get("inputSchema") or {"type": "object"},
+                call=_caller(client, listing["name"]),
+                source=client.name,
+                read_only=bool(hints.get("readOnlyHint")),
+                destructive=bool(hints.get("destructiveHint")),
+            ))
+    return tools
+
+
+def _caller(client: Client, tool: str) -> Callable[[dict[str, Any]], Any]:
+    # A named function instead of a lambda in the loop above: each closure must capture
+    # its own client and tool, not the loop variables' last values.
+    async def call(arguments: dict[str, Any]) -> str:
+        return await client.call_tool(tool, arguments)
+
+    return call

@@ -1,0 +1,206 @@
+"""The model seam: a scripted model for offline runs, a live one on the Anthropic API.
+
+Both answer one question, ``await model.reply(system, messages, tools)``, with a
+``Reply``: the text the model says and the tool calls it makes. The agent loop cannot
+tell them apart; only the object differs between offline runs and ``--live``.
+
+The scripted model replays ``scenario.yaml``::
+
+    prompt: Find the docs on hooks.
+    turns:
+      - text: I'll search the docs.          # what the model says (optional)
+        tool_calls:                          # the calls it makes (optional)
+          - name: mcp__docs__search
+            input: {query: hooks}
+      - text: Hooks are covered in ...       # a turn with no calls ends the run
+
+It refuses a call to a tool that is not in the pool it was handed that turn, so a
+transcript proves what the model could see. A malformed file raises ``ScenarioError``
+naming the file and the key path (``scenario.yaml: turns[1].tool_calls[0].name: required``).
+
+The live model imports ``anthropic`` only when it is built, so offline runs never pay
+for that import.
+
+Introduced by s19. Not handled here: streaming, prompt caching (s22 explains why the
+harness rebuilds the pool instead), images in replies.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+from harness.errors import ModelError, ScenarioError, ToolNotInPool, UsageError
+from harness.tools import Tool
+
+DEFAULT_LIVE_MODEL = "claude-sonnet-4-5"
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    id: str
+    name: str
+    input: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Reply:
+    text: str
+    tool_calls: tuple[ToolCall, ...] = ()
+
+    def as_message(self) -> dict[str, Any]:
+        """The assistant message to append to the conversation."""
+        blocks: list[dict[str, Any]] = [{"type": "text", "text": self.text}] if self.text else []
+        blocks += [{"type": "tool_use", "id": c.id, "name": c.name, "input": c.input} for c in self.tool_calls]
+        return {"role": "assistant", "content": blocks}
+
+
+class Model(Protocol):
+    async def reply(self, system: str, messages: list[dict[str, Any]], tools: Sequence[Tool]) -> Reply: ...
+
+
+# --- scripted ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ScriptedCall:
+    name: str
+    input: dict[str, Any]
+    where: str  # key path, for error messages
+
+
+@dataclass(frozen=True)
+class ScriptedTurn:
+    text: str
+    calls: tuple[ScriptedCall, ...]
+
+
+@dataclass(frozen=True)
+class Scenario:
+    source: str  # how the file is named in messages
+    prompt: str
+    turns: tuple[ScriptedTurn, ...]
+
+    @classmethod
+    def load(cls, path: Path, display: str | None = None) -> Scenario:
+        import yaml  # only scripted runs need it
+
+        source = display or path.name
+        try:
+            data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        except OSError as exc:
+            raise ScenarioError(f"{source}: cannot read: {exc.strerror}") from None
+        except yaml.YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None)
+            at = f" (line {mark.line + 1})" if mark else ""
+            raise ScenarioError(f"{source}: not valid YAML{at}") from None
+        return cls.parse(data, source)
+
+    @classmethod
+    def parse(cls, data: Any, source: str) -> Scenario:
+        def fail(where: str, problem: str) -> ScenarioError:
+            return ScenarioError(f"{source}: {where}: {problem}")
+
+        def mapping(value: Any, where: str, allowed: set[str]) -> dict[str, Any]:
+            if not isinstance(value, dict):
+                raise fail(where, "expected a mapping")
+            unknown = sorted(set(value) - allowed, key=str)
+            if unknown:
+                raise fail(f"{where}.{unknown[0]}" if where else str(unknown[0]), f"unknown key (allowed: {', '.join(sorted(allowed))})")
+            return value
+
+        def text(value: Any, where: str, required: bool) -> str:
+            if value is None and not required:
+                return ""
+            if not isinstance(value, str) or (required and not value.strip()):
+                raise fail(where, "required" if value is None else "expected a non-empty string")
+            return value
+
+        top = mapping(data, "", {"prompt", "turns"})
+        prompt = text(top.get("prompt"), "prompt", required=True)
+        raw_turns = top.get("turns")
+        if not isinstance(raw_turns, list) or not raw_turns:
+            raise fail("turns", "required" if raw_turns is None else "expected a non-empty list")
+        turns = []
+        for i, raw in enumerate(raw_turns):
+            where = f"turns[{i}]"
+            turn = mapping(raw, where, {"text", "tool_calls"})
+            raw_calls = turn.get("tool_calls") or []
+            if not isinstance(raw_calls, list):
+                raise fail(f"{where}.tool_calls", "expected a list")
+            calls = []
+            for j, raw_call in enumerate(raw_calls):
+                at = f"{where}.tool_calls[{j}]"
+                call = mapping(raw_call, at, {"name", "input"})
+                arguments = call.get("input") or {}
+                if not isinstance(arguments, dict):
+                    raise fail(f"{at}.input", "expected a mapping")
+                calls.append(ScriptedCall(text(call.get("name"), f"{at}.name", required=True), arguments, at))
+            turns.append(ScriptedTurn(text(turn.get("text"), f"{where}.text", required=False), tuple(calls)))
+        if turns[-1].calls:
+            raise fail(f"turns[{len(turns) - 1}]", "the last turn must make no tool calls (it ends the run)")
+        return cls(source, prompt, tuple(turns))
+
+
+class ScriptedModel:
+    """Replays a scenario turn by turn; refuses tools it was not handed."""
+
+    def __init__(self, scenario: Scenario) -> None:
+        self.scenario = scenario
+        self._next = 0
+        self._ids = 0
+
+    async def reply(self, system: str, messages: list[dict[str, Any]], tools: Sequence[Tool]) -> Reply:
+        if self._next >= len(self.scenario.turns):
+            raise ScenarioError(f"{self.scenario.source}: turns: the run asked for turn {self._next + 1} but the script has {len(self.scenario.turns)}")
+        turn = self.scenario.turns[self._next]
+        self._next += 1
+        pool = [t.name for t in tools]
+        calls = []
+        for call in turn.calls:
+            if call.name not in pool:
+                raise ToolNotInPool(f"{self.scenario.source}: {call.where}.name: '{call.name}' is not in this turn's pool ({', '.join(pool)})")
+            self._ids += 1
+            calls.append(ToolCall(f"toolu_{self._ids:02d}", call.name, dict(call.input)))
+        return Reply(turn.text, tuple(calls))
+
+
+# --- live --------------------------------------------------------------------------
+
+
+class AnthropicModel:
+    """The real model, through the ``anthropic`` SDK's async client."""
+
+    def __init__(self, model: str, max_tokens: int = 4096) -> None:
+        import anthropic  # imported here so offline runs never load it
+
+        self._anthropic = anthropic
+        self._client = anthropic.AsyncAnthropic()
+        self.model = model
+        self.max_tokens = max_tokens
+
+    async def reply(self, system: str, messages: list[dict[str, Any]], tools: Sequence[Tool]) -> Reply:
+        try:
+            response = await self._client.messages.create(
+                model=self.model,
+                max_tokens=self.max_tokens,
+                system=system,
+                messages=messages,
+                tools=[t.spec() for t in tools],
+            )
+        except self._anthropic.APIError as exc:
+            # The SDK's message never holds the key; the type tells auth from rate limits.
+            raise ModelError(f"Anthropic API: {type(exc).__name__}: {getattr(exc, 'message', exc)}") from None
+        text = "\n".join(b.text for b in response.content if b.type == "text")
+        calls = tuple(ToolCall(b.id, b.name, dict(b.input)) for b in response.content if b.type == "tool_use")
+        return Reply(text, calls)
+
+
+def live_model(name: str | None) -> AnthropicModel:
+    """The live model, or a ``UsageError`` that says what is missing."""
+    if not os.environ.get("ANTHROPIC_API_KEY"):
+        raise UsageError("--live needs ANTHROPIC_API_KEY in the environment (offline runs need nothing)")
+    return AnthropicModel(name or os.environ.get("ANTHROPIC_MODEL") or DEFAULT_LIVE_MODEL)

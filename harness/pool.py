@@ -1,0 +1,82 @@
+"""Tool pool assembly, rebuilt every turn, with no cache to go stale.
+
+The pool is what the model may call this turn. ``assemble`` builds it the same way every
+time, so the same servers always give the same bytes:
+
+- built-in tools first, sorted by name; then MCP tools, sorted by name. Two sorted
+  blocks, not one mixed sort, so the built-in prefix of the tool list never moves when a
+  server connects (a prompt cache keyed on that prefix keeps hitting);
+- unique by name, the first one winning, so a built-in can never be replaced by a
+  server's tool of the same name;
+- each MCP tool's description ends with its annotations as text: ``(readOnly)``,
+  ``(destructive)``; the model reads them, and s31 turns them into permissions.
+
+``system_prompt`` is rebuilt every turn too, so it always names the servers that are
+connected now. ``cached`` is the bug this lesson exists for: it freezes the first turn's
+pool, and a server connected later is invisible to the model.
+
+Introduced by s22. Not handled here: deferred loading of large pools, description caps.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from harness.loop import PoolSource, Turn
+from harness.mcp_client import Client
+from harness.tools import Tool
+
+
+@dataclass(frozen=True)
+class Pool:
+    tools: tuple[Tool, ...]
+    shadowed: tuple[Tool, ...]  # dropped because an earlier tool had the same name
+
+
+def assemble(builtins: Iterable[Tool], mcp_tools: Iterable[Tool]) -> Pool:
+    """Built-ins sorted, then MCP tools sorted; unique by name, first wins; marks added."""
+    ordered = sorted(builtins, key=lambda t: t.name) + sorted(mcp_tools, key=lambda t: t.name)
+    kept: dict[str, Tool] = {}
+    shadowed = []
+    for tool in ordered:
+        if tool.name in kept:
+            shadowed.append(tool)
+        else:
+            kept[tool.name] = _marked(tool)
+    return Pool(tuple(kept.values()), tuple(shadowed))
+
+
+def _marked(tool: Tool) -> Tool:
+    if tool.source == "builtin":
+        return tool
+    marks = [m for m, on in (("(readOnly)", tool.read_only), ("(destructive)", tool.destructive)) if on]
+    return dataclasses.replace(tool, description=" ".join([tool.description, *marks]).strip()) if marks else tool
+
+
+def system_prompt(base: str, clients: Mapping[str, Client]) -> str:
+    """The system prompt for this turn: the base text plus the servers connected now."""
+    if not clients:
+        return f"{base}\nNo MCP servers are connected."
+    servers = ", ".join(f"{name} ({len(clients[name].tools)} tools)" for name in sorted(clients))
+    return f"{base}\nConnected MCP servers: {servers}."
+
+
+def describe(tools: Iterable[Tool]) -> str:
+    """One line per tool, as the model reads it: name and description."""
+    return "\n".join(f"{t.name}: {t.description}" for t in tools)
+
+
+def cached(source: PoolSource) -> PoolSource:
+    """The stale-pool bug: compute the first turn's pool once and hand it out forever."""
+    frozen: list[Turn] = []
+
+    async def pool() -> Turn:
+        if not frozen:
+            turn = source()
+            frozen.append(await turn if inspect.isawaitable(turn) else turn)
+        return frozen[0]
+
+    return pool

@@ -1,0 +1,108 @@
+"""One transcript: events as data for tests, the same events as text for the terminal.
+
+Every lesson reports what happens through a ``Transcript``: the user prompt, what the
+model says, each tool call and its result, changes to the tool pool, warnings, errors,
+and from s23 on the JSON-RPC frames on the wire. ``emit`` records an event and writes its
+text line(s) at once, so a person watching sees the run as it goes.
+
+Both forms pass through one normaliser (COURSE.md, "Determinism"): known volatile strings
+(the workspace path, a temp folder) become placeholders, loopback ports become
+``<port>``, JSON is printed with sorted keys, and ``\\r`` never appears. The snapshot
+tests pin the text exactly as a user sees it.
+
+Introduced by s19. Not handled here: colour, paging, very long outputs (s32).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, TextIO
+
+_PORT = re.compile(r"\b(127\.0\.0\.1|localhost|\[::1\]):\d+")
+
+
+def dumps(value: Any) -> str:
+    """Compact, key-sorted JSON: the one way the transcript prints structured data."""
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(", ", ": "))
+
+
+class Normalizer:
+    """Replaces volatile strings with stable placeholders."""
+
+    def __init__(self) -> None:
+        self._literals: dict[str, str] = {}
+
+    def add(self, literal: str, placeholder: str) -> None:
+        """Print ``placeholder`` wherever ``literal`` (a path, a token, ...) would appear."""
+        if literal:
+            self._literals[literal] = placeholder
+
+    def __call__(self, text: str) -> str:
+        # Longest first, so a path is replaced before any shorter path inside it.
+        for literal in sorted(self._literals, key=len, reverse=True):
+            text = text.replace(literal, self._literals[literal])
+        return _PORT.sub(r"\1:<port>", text).replace("\r\n", "\n").replace("\r", "\n")
+
+
+class Transcript:
+    """Collects events and prints each one as it arrives."""
+
+    def __init__(self, out: TextIO | None = None, normalizer: Normalizer | None = None) -> None:
+        self.out = out
+        self.normalize = normalizer or Normalizer()
+        self.events: list[dict[str, Any]] = []
+
+    def emit(self, kind: str, **fields: Any) -> None:
+        event = json.loads(self.normalize(json.dumps({"kind": kind, **fields}, sort_keys=True)))
+        self.events.append(event)
+        if self.out is not None:
+            self.out.write(self.normalize(render(event)) + "\n")
+            self.out.flush()
+
+    # Small named helpers keep call sites readable.
+    def user(self, text: str) -> None:
+        self.emit("user", text=text)
+
+    def assistant(self, text: str) -> None:
+        self.emit("assistant", text=text)
+
+    def note(self, text: str) -> None:
+        self.emit("note", text=text)
+
+    def warning(self, text: str) -> None:
+        self.emit("warning", text=text)
+
+    def error(self, text: str) -> None:
+        self.emit("error", text=text)
+
+
+def _indent(text: str, prefix: str) -> str:
+    lines = text.split("\n") if text else [""]
+    return "\n".join(prefix + line if line else prefix.rstrip() for line in lines)
+
+
+def render(event: dict[str, Any]) -> str:
+    """The terminal text of one event."""
+    kind = event["kind"]
+    if kind == "user":
+        return _indent(event["text"], "user> ").replace("\nuser> ", "\n      ")
+    if kind == "assistant":
+        return "assistant> " + event["text"].replace("\n", "\n           ")
+    if kind == "tools":
+        return f"tools ({len(event['names'])}): " + ", ".join(event["names"])
+    if kind == "pool":
+        changes = [f"+{n}" for n in event["added"]] + [f"-{n}" for n in event["removed"]]
+        return "pool: " + ", ".join(changes)
+    if kind == "system":
+        return _indent(event["text"], "system| ")
+    if kind == "tool_call":
+        return f"  -> {event['name']} {dumps(event['input'])}"
+    if kind == "tool_result":
+        marker = "  <! " if event["is_error"] else "  <- "
+        first, _, rest = event["content"].partition("\n")
+        return marker + first + ("\n" + _indent(rest, "     ") if rest else "")
+    if kind == "frame":
+        arrow = ">>" if event["direction"] == "send" else "<<"
+        return f"    {arrow} {event['server']} {dumps(event['message'])}"
+    return f"{kind}: " + event["text"].replace("\n", "\n    ")

@@ -1,0 +1,57 @@
+"""s22: the tool pool, rebuilt every turn. No cache.
+
+New here: `harness.pool` assembles the pool the same way every turn: built-ins sorted
+first, MCP tools sorted after, unique by name with built-ins winning, and each MCP
+tool's annotations written into its description as (readOnly) or (destructive). The
+system prompt is rebuilt every turn too, so it names the servers connected now.
+
+Run it with --cached to see why: the first turn's pool is frozen, the model connects
+`docs`, and its call to mcp__docs__search is refused because the cached pool lacks it.
+
+Not yet: real processes and transports (s23).
+
+New module: harness/pool.py
+
+Run: python lessons/s22/code.py            (offline, scripted model)
+     python lessons/s22/code.py --cached   (the stale-pool bug)
+     python lessons/s22/code.py --live     (real model; needs ANTHROPIC_API_KEY)
+"""
+
+import sys
+
+from harness import cli, naming, pool
+from harness.connect import connect_tool
+from harness.loop import Turn
+from harness.mcp_client import MockClient, agent_tools
+from mock_servers.catalog import SERVERS
+
+BASE = "You are a coding agent. Use the tools to answer; connect MCP servers when you need them; be brief."
+
+
+async def session(run: cli.Run) -> None:
+    available = {name: (lambda name=name: MockClient.connect(SERVERS[name]())) for name in SERVERS}
+    clients = {}
+    accept = naming.checker(run.transcript.warning, run.transcript.note)
+    builtins = run.workspace.tools() + [connect_tool(available, clients, accept)]
+    shown = []
+
+    def turn() -> Turn:  # everything the model sees, rebuilt from what is connected now
+        tools = pool.assemble(builtins, agent_tools(clients.values(), naming.assign)).tools
+        if [t.name for t in tools] != shown:
+            shown[:] = [t.name for t in tools]
+            run.transcript.note("the model sees:\n" + pool.describe(tools))
+        return Turn(pool.system_prompt(BASE, clients), tools)
+
+    await run.agent(pool.cached(turn) if run.args.cached else turn)
+
+
+def options(parser) -> None:
+    parser.add_argument("--cached", action="store_true", help="freeze the first turn's pool (the stale-pool bug)")
+
+
+def main(argv=None, out=sys.stdout) -> int:
+    return cli.run_lesson(__file__, __doc__, argv, out, session, options)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

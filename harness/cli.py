@@ -77,6 +77,9 @@ def run_lesson(lesson_file: str, doc: str | None, argv: list[str] | None, out: T
     except KeyboardInterrupt:
         transcript.error("interrupted")
         return 130
+    except BrokenPipeError:  # `code.py | head`: the reader left; nothing more to say
+        sys.stdout = None
+        return 0
     return 0
 
 

@@ -49,7 +49,7 @@ def connect_tool(available: Mapping[str, Connector], clients: MutableMapping[str
                 raise ToolError(f"'{name}' not connected: {exc}") from None
         clients[name] = client
         tools = [t["name"] for t in client.tools]
-        return f"Connected to '{name}'. Discovered {len(tools)} tools: {', '.join(tools)}"
+        return f"Connected to '{name}'. Discovered {len(tools)} tool{'' if len(tools) == 1 else 's'}: {', '.join(tools)}"
 
     schema = {
         "type": "object",

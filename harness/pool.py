@@ -60,8 +60,12 @@ def system_prompt(base: str, clients: Mapping[str, Client]) -> str:
     """The system prompt for this turn: the base text plus the servers connected now."""
     if not clients:
         return f"{base}\nNo MCP servers are connected."
-    servers = ", ".join(f"{name} ({len(clients[name].tools)} tools)" for name in sorted(clients))
+    servers = ", ".join(f"{name} ({_count(len(clients[name].tools), 'tool')})" for name in sorted(clients))
     return f"{base}\nConnected MCP servers: {servers}."
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def describe(tools: Iterable[Tool]) -> str:

@@ -14,7 +14,8 @@ It reads every .html, .js and .css file under SITE_DIR and reports, with file an
 - JS: an http(s) URL that looks loadable: on a CDN or font host, ending in a resource
   extension (.js .css .woff2 .png .json ...), or right after a loading call such as
   import( fetch( importScripts( or .src=. Other URLs in scripts (license banners, links in
-  error messages, XML namespaces) are text, never requested, and are not reported.
+  error messages, XML namespaces, github.com source pages) are text, never requested, and
+  are not reported.
 
 ALLOWED lists the only exceptions, each with the reason it is never fetched here.
 Exit status: 0 clean, 1 if anything was reported, 2 on bad usage.

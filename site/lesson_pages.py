@@ -17,6 +17,7 @@ Link rule for lesson READMEs, which is what makes --strict pass:
   if that lesson does not exist yet, the link is rendered as its plain text;
 - this lesson's `code.py`, `scenario.yaml` or its new module point at the Code section;
 - any other relative link to a file outside site/docs/ is left alone and --strict names it.
+  Only inline links `[text](target)` are rewritten, not reference-style definitions.
   Use mermaid fences instead of image files.
 
 Not handled: snapshot cases other than `default`; lesson folders not named sNN.
@@ -36,7 +37,6 @@ from mkdocs.structure.files import File
 REPO = Path(__file__).resolve().parent.parent
 LESSONS = REPO / "lessons"
 SNAPSHOTS = REPO / "tests" / "snapshots"
-LESSON_DIR = re.compile(r"^s\d\d$")
 NEW_MODULE = re.compile(r"New module:\s*(\S+)")
 # [text](target "title") or ![alt](target); the target is group 2.
 INLINE_LINK = re.compile(r"(!?\[[^\]]*\])\(\s*<?([^)\s>]+)>?((?:\s+\"[^\"]*\")?\s*)\)")
@@ -45,9 +45,7 @@ LESSON_LINK = re.compile(r"^lessons/(s\d\d)(?:/README\.md|/)?$")
 
 def lessons() -> list[str]:
     """Names of the lesson folders that exist, in lesson order."""
-    if not LESSONS.is_dir():
-        return []
-    return sorted(p.name for p in LESSONS.iterdir() if p.is_dir() and LESSON_DIR.match(p.name))
+    return sorted(p.name for p in LESSONS.glob("s[0-9][0-9]") if p.is_dir())
 
 
 def read(path: Path) -> str | None:
@@ -146,13 +144,14 @@ def lesson_page(name: str, previous: str | None, existing: set[str]) -> str:
 
     parts.append("## Pinned run {#lesson-run}")
     parts.append(f"The offline run of `python lessons/{name}/code.py`, as the snapshot tests pin it.")
-    snaps = [("transcript", "default.transcript", "text"), ("JSON-RPC frames", "default.frames", "json")]
-    found = [(title, fence(text, lang)) for title, file, lang in snaps
-             if (text := read(SNAPSHOTS / name / file)) is not None]
+    transcript = read(SNAPSHOTS / name / "default.transcript")
+    frames = read(SNAPSHOTS / name / "default.frames")
+    if transcript is None:
+        parts.append(note(f"No pinned transcript yet: `tests/snapshots/{name}/default.transcript`."))
+    found = [(title, fence(text, lang)) for title, text, lang in
+             [("transcript", transcript, "text"), ("JSON-RPC frames", frames, "json")] if text]
     if found:
         parts.append(tabs(found))
-    else:
-        parts.append(note(f"No pinned transcript yet: `tests/snapshots/{name}/default.transcript`."))
     return "\n\n".join(parts) + "\n"
 
 
@@ -161,7 +160,7 @@ def lesson_table(names: list[str]) -> str:
         return "No lessons yet."
     rows = ["| lesson | what it adds | new module |", "|---|---|---|"]
     for name in names:
-        title = title_of(name).removeprefix(name).lstrip(":·—- ").strip() or name
+        title = title_of(name).removeprefix(name).lstrip(":·—- ").strip() or "(being written)"
         module = new_module(read(LESSONS / name / "code.py"))
         title = title.replace("|", "\\|")
         rows.append(f"| [{name}](lessons/{name}.md) | {title} | {f'`{module}`' if module else ''} |")

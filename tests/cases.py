@@ -1,0 +1,43 @@
+"""The registry of snapshot cases: every lesson run the suite pins, and what it pins.
+
+A case is one command line of one lesson. Its snapshots live in
+``tests/snapshots/<lesson>/<case>.<kind>``; ``kinds`` says which files it owns. A file in
+``tests/snapshots`` that no case owns is an orphan and fails the suite.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SNAPSHOTS = ROOT / "tests" / "snapshots"
+NAME = re.compile(r"^[a-z0-9_]+$")
+
+
+@dataclass(frozen=True)
+class Case:
+    lesson: str
+    name: str = "default"
+    argv: tuple[str, ...] = ()
+    exit_code: int = 0
+    kinds: tuple[str, ...] = ("transcript",)
+
+    @property
+    def id(self) -> str:
+        return f"{self.lesson}-{self.name}"
+
+    def files(self) -> list[Path]:
+        return [SNAPSHOTS / self.lesson / f"{self.name}.{kind}" for kind in self.kinds]
+
+
+CASES = [
+    Case("s19"),
+    Case("s20"),
+    Case("s21"),
+    Case("s22"),
+    Case("s22", "cached", ("--cached",), exit_code=1),
+]
+
+LESSONS = sorted(p.name for p in (ROOT / "lessons").iterdir() if (p / "code.py").is_file())

@@ -1,0 +1,81 @@
+"""Every lesson run in the registry is pinned by a snapshot, byte for byte."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+from cases import CASES, LESSONS, NAME, ROOT, SNAPSHOTS
+from conftest import run_lesson
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
+def test_snapshot(case, snapshot):
+    code, text = run_lesson(case.lesson, *case.argv)
+    assert code == case.exit_code, f"{case.id}: expected exit code {case.exit_code}, got {code}\n{text}"
+    snapshot.snapshot_dir = SNAPSHOTS / case.lesson
+    snapshot.assert_match(text, f"{case.name}.transcript")
+
+
+def test_registry_is_well_formed():
+    ids = [c.id for c in CASES]
+    assert len(ids) == len(set(ids)), f"duplicate case ids: {ids}"
+    for case in CASES:
+        assert NAME.match(case.name), f"case name {case.name!r} must match {NAME.pattern}"
+        assert case.lesson in LESSONS, f"case {case.id} names a lesson that does not exist"
+    assert {c.lesson for c in CASES if c.name == "default"} == set(LESSONS), "every lesson needs a default case"
+
+
+def test_no_orphaned_snapshots():
+    owned = {path for case in CASES for path in case.files()}
+    present = {p for p in SNAPSHOTS.rglob("*") if p.is_file()}
+    assert present - owned == set(), f"snapshot files no case owns: {sorted(str(p.relative_to(ROOT)) for p in present - owned)}"
+    assert owned - present == set(), f"registered snapshots missing: {sorted(str(p.relative_to(ROOT)) for p in owned - present)}"
+
+
+@pytest.mark.parametrize("lesson", LESSONS)
+def test_same_run_same_bytes(lesson):
+    first, second = run_lesson(lesson), run_lesson(lesson)
+    assert first == second, f"{lesson}: two runs differ"
+
+
+def _python(*args: str, env_drop: tuple[str, ...] = ()) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k not in env_drop}
+    env.update(PYTHONHASHSEED="0", PYTHONUTF8="1")
+    return subprocess.run([sys.executable, *args], capture_output=True, text=True, cwd=ROOT, env=env, timeout=60)
+
+
+@pytest.mark.parametrize("lesson", LESSONS)
+def test_help_works(lesson):
+    result = _python(f"lessons/{lesson}/code.py", "--help")
+    assert result.returncode == 0, result.stderr
+    assert "--live" in result.stdout and lesson in result.stdout
+
+
+@pytest.mark.parametrize("lesson", LESSONS)
+def test_live_without_key_is_one_line_exit_2(lesson):
+    result = _python(f"lessons/{lesson}/code.py", "--live", env_drop=("ANTHROPIC_API_KEY",))
+    assert result.returncode == 2, f"expected exit 2, got {result.returncode}: {result.stderr}"
+    assert result.stdout == ""
+    assert result.stderr.count("\n") == 1 and "ANTHROPIC_API_KEY" in result.stderr, result.stderr
+    assert "Traceback" not in result.stderr
+
+
+OFFLINE_LESSONS = [lesson for lesson in LESSONS if lesson <= "s22"]
+
+
+@pytest.mark.parametrize("lesson", OFFLINE_LESSONS)
+def test_offline_lessons_import_neither_mcp_nor_anthropic(lesson):
+    probe = (
+        "import importlib.util, io, sys\n"
+        f"spec = importlib.util.spec_from_file_location('lesson', 'lessons/{lesson}/code.py')\n"
+        "module = importlib.util.module_from_spec(spec)\n"
+        "spec.loader.exec_module(module)\n"
+        "code = module.main([], io.StringIO())\n"
+        "heavy = sorted(n for n in sys.modules if n.split('.')[0] in ('mcp', 'anthropic', 'httpx', 'pydantic'))\n"
+        "print(code, heavy)\n"
+    )
+    result = _python("-c", probe)
+    assert result.stdout.strip() == "0 []", f"{lesson}: expected exit 0 and no heavy imports, got {result.stdout!r} {result.stderr}"

@@ -1,0 +1,77 @@
+"""harness.pool: order, uniqueness, marks, system prompt, and the cached variant."""
+
+from __future__ import annotations
+
+import asyncio
+
+from harness.loop import Turn
+from harness.pool import assemble, cached, system_prompt
+from harness.tools import Tool
+
+
+async def _noop(args):
+    return ""
+
+
+def tool(name, source="builtin", **flags):
+    return Tool(name, f"{name} does things.", {"type": "object"}, _noop, source=source, **flags)
+
+
+def test_builtins_sorted_first_then_mcp_sorted():
+    pool = assemble([tool("write_file"), tool("read_file")], [tool("mcp__z__a", "z"), tool("mcp__a__z", "a")])
+    assert [t.name for t in pool.tools] == ["read_file", "write_file", "mcp__a__z", "mcp__z__a"]
+
+
+def test_builtin_prefix_is_stable_when_a_server_connects():
+    builtins = [tool("read_file"), tool("list_dir")]
+    before = assemble(builtins, []).tools
+    after = assemble(builtins, [tool("mcp__a__x", "a")]).tools
+    assert after[: len(before)] == before
+
+
+def test_unique_by_name_builtins_win():
+    shadowing = tool("mcp__docs__search", "docs")
+    pool = assemble([tool("mcp__docs__search")], [shadowing])
+    assert [t.source for t in pool.tools] == ["builtin"]
+    assert pool.shadowed == (shadowing,)
+
+
+def test_annotations_become_description_marks():
+    pool = assemble([], [tool("mcp__d__r", "d", read_only=True), tool("mcp__d__w", "d", destructive=True), tool("mcp__d__n", "d")])
+    descriptions = {t.name: t.description for t in pool.tools}
+    assert descriptions == {
+        "mcp__d__n": "mcp__d__n does things.",
+        "mcp__d__r": "mcp__d__r does things. (readOnly)",
+        "mcp__d__w": "mcp__d__w does things. (destructive)",
+    }
+
+
+def test_builtins_get_no_marks():
+    assert assemble([tool("read_file", read_only=True)], []).tools[0].description == "read_file does things."
+
+
+class FakeClient:
+    def __init__(self, name, n):
+        self.name, self.tools = name, [{"name": f"t{i}"} for i in range(n)]
+
+
+def test_system_prompt_names_connected_servers_sorted():
+    assert system_prompt("Base.", {}) == "Base.\nNo MCP servers are connected."
+    clients = {"docs": FakeClient("docs", 2), "deploy": FakeClient("deploy", 1)}
+    assert system_prompt("Base.", clients) == "Base.\nConnected MCP servers: deploy (1 tool), docs (2 tools)."
+
+
+def test_cached_pool_never_changes():
+    calls = []
+
+    def source():
+        calls.append(1)
+        return Turn(f"turn {len(calls)}", ())
+
+    frozen = cached(source)
+
+    async def twice():
+        return await frozen(), await frozen()
+
+    first, second = asyncio.run(twice())
+    assert first is second and first.system == "turn 1" and len(calls) == 1

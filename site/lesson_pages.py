@@ -6,8 +6,8 @@ For every folder lessons/sNN that exists, `on_files` adds a page lessons/sNN.md 
 2. a "Code" section with tabs: code.py; the harness module that the code.py docstring names
    on a line `New module: harness/x.py` (skipped when there is none or the file is missing);
    the unified diff of code.py against the previous existing lesson's code.py; scenario.yaml;
-3. a "Pinned run" section: tests/snapshots/sNN/default.transcript and, when present,
-   default.frames. A snapshot that does not exist yet shows a note; the build goes on.
+3. a "Pinned run" section: every tests/snapshots/sNN/*.transcript and *.frames, the
+   default case first. A missing default.transcript shows a note; the build goes on.
 
 The `<!-- lessons -->` marker in docs/index.md becomes a table of the lessons found, so a new
 lesson folder shows up in the nav and on the home page without editing anything in site/.
@@ -20,7 +20,7 @@ Link rule for lesson READMEs, which is what makes --strict pass:
   Only inline links `[text](target)` are rewritten, not reference-style definitions.
   Use mermaid fences instead of image files.
 
-Not handled: snapshot cases other than `default`; lesson folders not named sNN.
+Not handled: lesson folders not named sNN.
 """
 
 from __future__ import annotations
@@ -61,8 +61,7 @@ def title_of(name: str) -> str:
 
 def new_module(code: str | None) -> str | None:
     """The repo-relative path named by `New module: ...` in code.py, if that file exists."""
-    match = NEW_MODULE.search(code or "")
-    if not match:
+    if not (match := NEW_MODULE.search(code or "")):
         return None
     rel = posixpath.normpath(match.group(1).strip("`'\".,;:()"))
     path = (REPO / rel).resolve()
@@ -71,17 +70,14 @@ def new_module(code: str | None) -> str | None:
 
 def fence(text: str, lang: str) -> str:
     """A fenced block that survives backticks inside `text`."""
-    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
-    ticks = "`" * max(3, longest + 1)
+    ticks = "`" * max(3, 1 + max(map(len, re.findall(r"`+", text)), default=0))
     return f"{ticks}{lang}\n{text.rstrip()}\n{ticks}"
 
 
 def tabs(items: list[tuple[str, str]]) -> str:
     """pymdownx.tabbed markup; every body line is indented, blank ones included."""
-    return "\n\n".join(
-        f'=== "{title}"\n\n' + textwrap.indent(body, "    ", lambda _line: True)
-        for title, body in items
-    )
+    return "\n\n".join(f'=== "{title}"\n\n' + textwrap.indent(body, "    ", lambda _: True)
+                       for title, body in items)
 
 
 def note(text: str) -> str:
@@ -143,13 +139,14 @@ def lesson_page(name: str, previous: str | None, existing: set[str]) -> str:
         parts.append(tabs(items))
 
     parts.append("## Pinned run {#lesson-run}")
-    parts.append(f"The offline run of `python lessons/{name}/code.py`, as the snapshot tests pin it.")
-    transcript = read(SNAPSHOTS / name / "default.transcript")
-    frames = read(SNAPSHOTS / name / "default.frames")
-    if transcript is None:
+    parts.append(f"Offline runs as the snapshot tests pin them; `default` is `python lessons/{name}/code.py`.")
+    snaps = SNAPSHOTS / name
+    if not (snaps / "default.transcript").is_file():
         parts.append(note(f"No pinned transcript yet: `tests/snapshots/{name}/default.transcript`."))
-    found = [(title, fence(text, lang)) for title, text, lang in
-             [("transcript", transcript, "text"), ("JSON-RPC frames", frames, "json")] if text]
+    # Every case, default first, transcripts before frames (e.g. s22's `cached` case).
+    files = sorted((p for p in snaps.glob("*.*") if p.suffix in {".transcript", ".frames"}),
+                   key=lambda p: (p.suffix != ".transcript", p.stem != "default", p.name))
+    found = [(p.name, fence(read(p), "json" if p.suffix == ".frames" else "text")) for p in files]
     if found:
         parts.append(tabs(found))
     return "\n\n".join(parts) + "\n"

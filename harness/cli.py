@@ -88,7 +88,7 @@ def _parser(doc: str, options: Options | None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=title, epilog=rest.strip() or None, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--live", action="store_true", help="use the real Anthropic API (needs ANTHROPIC_API_KEY)")
     parser.add_argument("--model", help=f"live model name (default: $ANTHROPIC_MODEL, else {DEFAULT_LIVE_MODEL})")
-    parser.add_argument("--prompt", help="the user prompt (default: the scenario's)")
+    parser.add_argument("--prompt", help="with --live: the user prompt (default: the scenario's)")
     parser.add_argument("--scenario", type=Path, help="scenario to replay (default: the lesson's scenario.yaml)")
     parser.add_argument("--workspace", type=Path, help="folder the file tools may use (default: a fresh temporary folder)")
     parser.add_argument("--max-turns", type=int, default=DEFAULT_MAX_TURNS, help=f"stop after this many model turns (default: {DEFAULT_MAX_TURNS})")
@@ -99,6 +99,8 @@ def _parser(doc: str, options: Options | None) -> argparse.ArgumentParser:
 
 def _model(args: argparse.Namespace, lesson_dir: Path) -> tuple[Model, str]:
     path = args.scenario or lesson_dir / "scenario.yaml"
+    if args.prompt and not args.live:
+        raise UsageError("--prompt goes with --live: offline, the scripted model replays its scenario")
     if args.live:
         model = live_model(args.model)
         return model, args.prompt or Scenario.load(path, display_path(path)).prompt

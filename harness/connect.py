@@ -46,6 +46,10 @@ def connect_tool(available: Mapping[str, Connector], clients: MutableMapping[str
             try:
                 accept({**clients, name: client})
             except HarnessError as exc:
+                # A refused client must not linger: from s23 on it is a live process.
+                close = getattr(client, "aclose", None)
+                if close is not None:
+                    await close()
                 raise ToolError(f"'{name}' not connected: {exc}") from None
         clients[name] = client
         tools = [t["name"] for t in client.tools]

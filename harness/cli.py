@@ -6,7 +6,7 @@ Everything else is the same in every lesson and lives here:
 
     --live              the real Anthropic API instead of the scripted model
     --model NAME        live model (default: $ANTHROPIC_MODEL, then DEFAULT_LIVE_MODEL)
-    --prompt TEXT       the user prompt (default: the scenario's)
+    --prompt TEXT       with --live: the user prompt (default: the scenario's)
     --scenario FILE     replay another script (default: the lesson's scenario.yaml)
     --workspace DIR     the folder the file tools may touch (default: a fresh temp folder)
     --max-turns N       stop after N model turns

@@ -53,12 +53,19 @@ class Transcript:
         self.normalize = normalizer or Normalizer()
         self.events: list[dict[str, Any]] = []
 
-    def emit(self, kind: str, **fields: Any) -> None:
-        event = json.loads(self.normalize(json.dumps({"kind": kind, **fields}, sort_keys=True)))
-        self.events.append(event)
+    def emit(self, kind: str, **fields: Any) -> dict[str, Any]:
+        """Record an event and print it."""
+        event = self.record(kind, **fields)
         if self.out is not None:
             self.out.write(self.normalize(render(event)) + "\n")
             self.out.flush()
+        return event
+
+    def record(self, kind: str, **fields: Any) -> dict[str, Any]:
+        """Record an event without printing it (s23: frames when ``--wire`` is off)."""
+        event = json.loads(self.normalize(json.dumps({"kind": kind, **fields}, sort_keys=True)))
+        self.events.append(event)
+        return event
 
     # Small named helpers keep call sites readable.
     def user(self, text: str) -> None:

@@ -1,0 +1,11 @@
+"""The catalog's ``docs`` server as a real MCP server: ``python -m mock_servers.docs --transport stdio|sse|http``.
+
+All flags and behaviour are in ``mock_servers.serve``; this module only names the server.
+"""
+
+import sys
+
+from mock_servers.serve import main
+
+if __name__ == "__main__":
+    sys.exit(main(name="docs"))

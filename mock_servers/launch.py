@@ -1,0 +1,135 @@
+"""Start a mock server on SSE or Streamable HTTP for the length of an ``async with``.
+
+    async with serve_http("docs", "http", "--forget-sessions-after", "2") as url:
+        ...   # url is e.g. http://127.0.0.1:41234/mcp
+
+Used by the lessons that connect over a network transport (s24, s25) and by the tests.
+The child is ``python -m mock_servers.serve NAME --transport T [flags]``; its ``READY <url>``
+line on stdout says it is listening. Its stderr is drained the whole time (a noisy server
+must never block on a full pipe) and the last lines are kept for error messages.
+
+Stopping is bounded and always reaps: SIGTERM, wait up to ``STOP_GRACE`` seconds, then
+SIGKILL and wait. A server that exits before READY, or is not ready by the deadline, raises
+``ServerError`` with the exit code and the tail of its stderr.
+
+Not handled: stdio servers (the client spawns those itself), servers outside the catalog.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections import deque
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import anyio
+from anyio.abc import Process
+
+from harness.errors import ServerError
+
+READY_TIMEOUT = 20.0  # seconds; a cold SDK import alone takes 1-2 s on a busy 2-core machine
+STOP_GRACE = 2.0  # seconds between SIGTERM and SIGKILL; the servers exit on SIGTERM within ~1 s
+STDERR_TAIL = 20  # lines kept for the error message
+_ROOT = Path(__file__).resolve().parent.parent
+
+
+def command(name: str, transport: str, *flags: str, module: str | None = None) -> list[str]:
+    if module is not None:  # a server with its own entry point (s26: mock_servers.protected), same READY contract
+        return [sys.executable, "-m", module, *flags]
+    return [sys.executable, "-m", "mock_servers.serve", name, "--transport", transport, *flags]
+
+
+@asynccontextmanager
+async def serve_http(name: str, transport: str, *flags: str, ready_timeout: float = READY_TIMEOUT, module: str | None = None) -> AsyncIterator[str]:
+    """Run mock server ``name`` over ``transport`` ("sse" or "http"); yields its URL once it is ready."""
+    if transport not in ("sse", "http"):
+        raise ValueError(f"serve_http: transport must be 'sse' or 'http', not {transport!r}")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(_ROOT), os.environ.get("PYTHONPATH")]))}
+    process = await anyio.open_process(command(name, transport, *flags, module=module), stdin=subprocess.DEVNULL, env=env)
+    tail: deque[str] = deque(maxlen=STDERR_TAIL)
+    ready, stderr_done = anyio.Event(), anyio.Event()
+    url: list[str] = []
+
+    def failure(reason: str) -> ServerError:
+        lines = "\n".join(f"  {line}" for line in tail)
+        return ServerError(f"server '{name}': {reason}" + (f"; stderr:\n{lines}" if lines else "; no stderr"))
+
+    async def read_stdout() -> None:
+        buffer = b""
+        async for chunk in process.stdout:
+            buffer += chunk
+            while b"\n" in buffer and not ready.is_set():
+                line, buffer = buffer.split(b"\n", 1)
+                if line.startswith(b"READY "):
+                    url.append(line[len(b"READY "):].decode().strip())
+                    ready.set()
+            if ready.is_set():
+                buffer = b""  # the contract says nothing follows READY; drain whatever does
+        ready.set()  # stdout closed: the server is gone, url stays empty
+
+    async def read_stderr() -> None:
+        buffer = b""
+        async for chunk in process.stderr:
+            buffer += chunk
+            *lines, buffer = buffer.split(b"\n")
+            tail.extend(line.decode(errors="replace") for line in lines)
+        if buffer:
+            tail.append(buffer.decode(errors="replace"))
+        stderr_done.set()
+
+    error: ServerError | None = None
+    body_error: BaseException | None = None
+    try:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(read_stdout)
+            tg.start_soon(read_stderr)
+            with anyio.move_on_after(ready_timeout):
+                await ready.wait()
+            if url:
+                try:
+                    yield url[0]
+                except BaseException as exc:  # re-raised below, bare: not wrapped in the task group's ExceptionGroup
+                    body_error = exc
+                finally:
+                    await _stop(process)  # ends the readers (EOF), so the task group can finish
+            else:
+                exited = ready.is_set()  # stdout closed before READY
+                if exited:
+                    # Reap it ourselves before _stop: signalling an exited child makes Popen.poll()
+                    # reap it behind asyncio's child watcher, and the exit code is lost (reported as 255).
+                    with anyio.move_on_after(STOP_GRACE):
+                        await process.wait()
+                await _stop(process)
+                with anyio.move_on_after(STOP_GRACE):  # the last stderr lines are the useful ones
+                    await stderr_done.wait()
+                reason = f"exited with code {process.returncode}" if exited else f"not ready after {ready_timeout:g} s"
+                error = failure(reason + (" before it was ready" if exited else ""))
+    finally:
+        await _stop(process)  # a no-op unless the task group itself failed
+        with anyio.CancelScope(shield=True):
+            await process.aclose()
+    if body_error is not None:
+        raise body_error
+    if error is not None:
+        raise error  # raised outside the task group so callers get it bare, not in an ExceptionGroup
+
+
+async def _stop(process: Process) -> None:
+    """SIGTERM, a bounded wait, SIGKILL, reap (the readers then see EOF). Shielded: cancelling the caller must not leak the child."""
+    with anyio.CancelScope(shield=True):
+        if process.returncode is None:
+            try:
+                process.terminate()
+            except ProcessLookupError:
+                pass
+            with anyio.move_on_after(STOP_GRACE):
+                await process.wait()
+            if process.returncode is None:
+                try:
+                    process.kill()
+                except ProcessLookupError:
+                    pass
+        await process.wait()

@@ -1,0 +1,311 @@
+"""Serve one catalog ``ServerDef`` as a real MCP server over stdio, SSE or Streamable HTTP.
+
+    python -m mock_servers.serve docs --transport stdio|sse|http [--port N] [fault flags]
+    python -m mock_servers.docs --transport http          (same thing, one module per server)
+
+From s23 on, the lessons talk to these processes instead of the in-process catalog. The
+tool list is exactly ``ToolDef.listing()`` (the low-level SDK server adds nothing), the
+server's name and version come from the ``ServerDef``, and a handler's ``ValueError``
+becomes a tool result with ``isError: true`` and the message as its text, never a
+JSON-RPC error. Nothing the server sends depends on the clock; the only random values are
+the session ids the SDK hands out, which clients renumber or ignore.
+
+Transports:
+    stdio   JSON-RPC lines on stdin/stdout.
+    sse     the 2024-11-05 HTTP+SSE transport: GET /sse, POST /messages/?session_id=...
+    http    Streamable HTTP on /mcp, stateful (Mcp-Session-Id) for handshake-era clients.
+    Both HTTP transports bind 127.0.0.1 only and, once listening, print exactly one line to
+    stdout, ``READY <url>``, then nothing else.
+
+Fault switches, for the lessons and tests about servers that misbehave:
+    --crash-after N           the (N+1)th tools/call is never answered: the process exits with code 3
+    --hang-on TOOL            calls of TOOL are never answered (the handler waits forever)
+    --noisy-stderr            chatter on stderr at start and on every call
+    --exit-at-start CODE      one line on stderr, then exit CODE before serving anything
+    --malformed-stdout        stdio: a non-JSON line on stdout just before the first call's answer
+    --slow-start SECONDS      wait that long before serving (before READY on HTTP)
+    --forget-sessions-after N http: after N tools/call requests every session is ended, as if
+                              its client had sent DELETE, so the next request with an old
+                              Mcp-Session-Id gets HTTP 404 "Session not found"
+
+Not handled: resources, prompts, auth, pagination (the catalog servers have a handful of
+tools), and the modern 2026-07-28 era has no sessions, so there is nothing to forget there.
+
+Imports are deferred so a server starts fast: argument errors and ``--exit-at-start`` cost
+no SDK import, and stdio never imports uvicorn.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from mock_servers.catalog import SERVERS, ServerDef
+
+HOST = "127.0.0.1"
+CRASH_EXIT_CODE = 3
+MALFORMED_LINE = "this line is not JSON-RPC"
+
+
+@dataclass(frozen=True)
+class Options:
+    transport: str
+    port: int = 0
+    crash_after: int | None = None
+    hang_on: str | None = None
+    noisy_stderr: bool = False
+    exit_at_start: int | None = None
+    malformed_stdout: bool = False
+    slow_start: float = 0.0
+    forget_sessions_after: int | None = None
+
+
+class _Counters:
+    """What one server process has seen so far; owned by that process's one server."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+        self.forget_pending = False
+        self.malformed_pending = False
+
+
+def parse(argv: list[str], name: str | None = None) -> tuple[str, Options]:
+    parser = argparse.ArgumentParser(prog=f"python -m mock_servers.{name or 'serve'}", description=__doc__.splitlines()[0])
+    if name is None:
+        parser.add_argument("server", choices=sorted(SERVERS), help="which catalog server to serve")
+    parser.add_argument("--transport", required=True, choices=("stdio", "sse", "http"))
+    parser.add_argument("--port", type=int, default=0, help="TCP port for sse/http (0: the OS picks one)")
+    parser.add_argument("--crash-after", type=int, metavar="N")
+    parser.add_argument("--hang-on", metavar="TOOL")
+    parser.add_argument("--noisy-stderr", action="store_true")
+    parser.add_argument("--exit-at-start", type=int, metavar="CODE")
+    parser.add_argument("--malformed-stdout", action="store_true")
+    parser.add_argument("--slow-start", type=float, default=0.0, metavar="SECONDS")
+    parser.add_argument("--forget-sessions-after", type=int, metavar="N")
+    ns = parser.parse_args(argv)
+    if ns.malformed_stdout and ns.transport != "stdio":
+        parser.error("--malformed-stdout needs --transport stdio (sse/http print only the READY line)")
+    if ns.forget_sessions_after is not None and ns.transport != "http":
+        parser.error("--forget-sessions-after needs --transport http (only Streamable HTTP has sessions)")
+    fields = {k: v for k, v in vars(ns).items() if k != "server"}
+    return (name or ns.server), Options(**fields)
+
+
+def _say(definition: ServerDef, text: str) -> None:
+    print(f"{definition.name}: {text}", file=sys.stderr, flush=True)
+
+
+def build_server(definition: ServerDef, options: Options, counters: _Counters) -> Any:
+    """The low-level SDK server for ``definition``, with the fault switches wired in."""
+    import anyio
+    import mcp_types as types
+    from mcp.server import Server
+
+    listing = types.ListToolsResult(tools=[types.Tool.model_validate(t.listing()) for t in definition.tools])
+
+    def result(text: str, is_error: bool = False) -> types.CallToolResult:
+        return types.CallToolResult(content=[types.TextContent(text=text)], is_error=is_error)
+
+    async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
+        return listing
+
+    async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+        counters.calls += 1
+        if options.crash_after is not None and counters.calls > options.crash_after:
+            _say(definition, f"crashing on call {counters.calls} (--crash-after {options.crash_after})")
+            os._exit(CRASH_EXIT_CODE)  # abrupt on purpose: no goodbye frame, like a real crash
+        if options.noisy_stderr:
+            _say(definition, f"call {counters.calls}: {params.name}")
+        if options.forget_sessions_after is not None and counters.calls == options.forget_sessions_after:
+            counters.forget_pending = True  # acted on when the next HTTP request arrives; see _ForgetSessions
+        if counters.calls == 1 and options.malformed_stdout:
+            counters.malformed_pending = True
+        if params.name == options.hang_on:
+            await anyio.sleep_forever()
+        tool = definition.tool(params.name)
+        if tool is None:
+            return result(f"unknown tool '{params.name}'", is_error=True)
+        try:
+            return result(tool.handler(dict(params.arguments or {})))
+        except ValueError as exc:  # the catalog's way of rejecting input: an error result, not a protocol error
+            return result(str(exc), is_error=True)
+
+    return Server(definition.name, version=definition.version, on_list_tools=list_tools, on_call_tool=call_tool)
+
+
+# --- stdio -------------------------------------------------------------------------------
+
+
+class _InjectingStdout:
+    """The stdout the stdio transport writes frames to; puts the malformed line before one frame.
+
+    Writing the bad line through the transport's own writer (instead of from the handler)
+    keeps it from ever landing in the middle of a frame.
+    """
+
+    def __init__(self, inner: Any, counters: _Counters) -> None:
+        self._inner, self._counters = inner, counters
+
+    async def write(self, text: str) -> None:
+        if self._counters.malformed_pending:
+            self._counters.malformed_pending = False
+            await self._inner.write(MALFORMED_LINE + "\n")
+        await self._inner.write(text)
+
+    async def flush(self) -> None:
+        await self._inner.flush()
+
+
+async def _run_stdio(server: Any, options: Options, counters: _Counters) -> None:
+    from mcp.server.stdio import stdio_server
+
+    stdout = None
+    if options.malformed_stdout:
+        import io
+
+        import anyio
+
+        # An explicit stdout skips the SDK's fd-1 diversion; fine, the catalog handlers never print.
+        stdout = _InjectingStdout(anyio.wrap_file(io.TextIOWrapper(sys.stdout.buffer, encoding="utf-8")), counters)
+    async with stdio_server(stdout=stdout) as (read, write):
+        await server.run(read, write, server.create_initialization_options())
+
+
+# --- sse and Streamable HTTP ----------------------------------------------------------------
+
+
+class _ForgetSessions:
+    """ASGI middleware for ``--forget-sessions-after``: ends every session the server handed out.
+
+    It learns session ids from the ``Mcp-Session-Id`` response headers and, once the call
+    handler has seen the Nth tools/call, ends them all at the start of the next request by
+    replaying a client's DELETE for each (the SDK's public way to end a session; no private
+    session-table access). Acting on the next request, not right after the Nth answer, makes
+    the outcome deterministic: that request is the first to get 404.
+    """
+
+    def __init__(self, app: Any, counters: _Counters, path: str) -> None:
+        self._app, self._counters, self._path = app, counters, path
+        self._sessions: list[str] = []
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self._app(scope, receive, send)
+            return
+        if self._counters.forget_pending:
+            self._counters.forget_pending = False
+            await self._forget_all(scope)
+
+        async def remember(message: dict) -> None:
+            if message["type"] == "http.response.start":
+                for key, value in message.get("headers", ()):
+                    if key.lower() == b"mcp-session-id" and value.decode() not in self._sessions:
+                        self._sessions.append(value.decode())
+            await send(message)
+
+        await self._app(scope, receive, remember)
+
+    async def _forget_all(self, like: dict) -> None:
+        host = [(k, v) for k, v in like["headers"] if k == b"host"]
+        sessions, self._sessions = self._sessions, []
+        for session_id in sessions:
+            scope = {**like, "method": "DELETE", "path": self._path, "raw_path": self._path.encode(), "query_string": b"",
+                     "headers": [*host, (b"mcp-session-id", session_id.encode())]}
+
+            async def receive() -> dict:
+                return {"type": "http.request", "body": b"", "more_body": False}
+
+            async def discard(message: dict) -> None:
+                pass
+
+            await self._app(scope, receive, discard)
+
+
+class _SSEEndpoint:
+    """GET /sse as a plain ASGI app: one legacy SSE connection per request."""
+
+    def __init__(self, server: Any, transport: Any) -> None:
+        self._server, self._transport = server, transport
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        async with self._transport.connect_sse(scope, receive, send) as (read, write):
+            await self._server.run(read, write, self._server.create_initialization_options())
+
+
+def _http_app(server: Any, options: Options, counters: _Counters) -> tuple[Any, str]:
+    from mcp.server.transport_security import TransportSecuritySettings
+
+    # What the SDK enables by itself for a 127.0.0.1 host: DNS-rebinding protection.
+    security = TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=["127.0.0.1:*", "localhost:*"],
+        allowed_origins=["http://127.0.0.1:*", "http://localhost:*"])
+    if options.transport == "http":
+        # No idle timeout: a session ends when the client deletes it, or by --forget-sessions-after.
+        app = server.streamable_http_app(streamable_http_path="/mcp", transport_security=security, session_idle_timeout=None)
+        return _ForgetSessions(app, counters, "/mcp"), "/mcp"
+    from mcp.server.sse import SseServerTransport
+    from starlette.applications import Starlette
+    from starlette.routing import Mount, Route
+
+    transport = SseServerTransport("/messages/", security_settings=security)
+    routes = [Route("/sse", endpoint=_SSEEndpoint(server, transport), methods=["GET"]),
+              Mount("/messages/", app=transport.handle_post_message)]
+    return Starlette(routes=routes), "/sse"
+
+
+def _run_http(server: Any, options: Options, counters: _Counters) -> None:
+    import socket
+
+    import uvicorn
+    from sse_starlette.sse import EventSourceResponse
+
+    # The SSE keep-alive comment carries the wall-clock time; loopback needs no keep-alive.
+    EventSourceResponse.DEFAULT_PING_INTERVAL = 0
+    app, path = _http_app(server, options, counters)
+    # IPPROTO_TCP explicitly: asyncio sets TCP_NODELAY only on accepted sockets whose proto says TCP;
+    # with proto 0 every small SSE write waits out a delayed ACK (~40 ms per call).
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((HOST, options.port))  # port 0: the OS picks a free one, reported in the READY line
+    url = f"http://{HOST}:{sock.getsockname()[1]}{path}"
+
+    class ReadyServer(uvicorn.Server):
+        async def startup(self, sockets: list | None = None) -> None:
+            await super().startup(sockets=sockets)
+            if self.started:  # listening, and the app's lifespan (the session manager) is running
+                print(f"READY {url}", flush=True)
+
+    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on",
+                            server_header=False, date_header=False,  # no clock in any response
+                            timeout_graceful_shutdown=1)  # open SSE streams must not stall a SIGTERM
+    ReadyServer(config).run(sockets=[sock])
+
+
+def main(argv: list[str] | None = None, name: str | None = None) -> int:
+    server_name, options = parse(sys.argv[1:] if argv is None else argv, name)
+    definition = SERVERS[server_name]()
+    if options.exit_at_start is not None:
+        _say(definition, f"exiting at start with code {options.exit_at_start} (--exit-at-start)")
+        return options.exit_at_start
+    if options.noisy_stderr:
+        _say(definition, f"starting {definition.name} {definition.version} over {options.transport}")
+    if options.slow_start:
+        time.sleep(options.slow_start)
+    counters = _Counters()
+    server = build_server(definition, options, counters)
+    if options.transport == "stdio":
+        import anyio
+
+        anyio.run(_run_stdio, server, options, counters)
+    else:
+        _run_http(server, options, counters)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -12,4 +12,6 @@ Modules follow lesson order; an earlier module never imports a later one.
     connect       s20  the connect_mcp tool
     naming        s21  mcp__server__tool names: normalize, collide, hash, reverse
     pool          s22  tool pool assembly without cache
+    wire          s23  the wire tap: every JSON-RPC frame, ids renumbered
+    transport     s23  real connections: stdio (s23), SSE (s24), Streamable HTTP sessions (s25)
 """

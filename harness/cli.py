@@ -62,6 +62,7 @@ def run_lesson(lesson_file: str, doc: str | None, argv: list[str] | None, out: T
     """Parse ``argv``, build the model and workspace, run ``session``; return the exit code."""
     args = _parser(doc or "", options).parse_args(argv)
     normalizer = Normalizer()
+    normalizer.add(sys.executable, "python")  # s23 on: servers run as `python -m ...`, whatever the venv
     transcript = Transcript(out, normalizer)
     try:
         model, prompt = _model(args, Path(lesson_file).resolve().parent)

@@ -22,7 +22,7 @@ class Case:
     name: str = "default"
     argv: tuple[str, ...] = ()
     exit_code: int = 0
-    kinds: tuple[str, ...] = ("transcript",)
+    kinds: tuple[str, ...] = ("transcript",)  # "transcript": stdout; "frames": --frames FILE (s23 on)
 
     @property
     def id(self) -> str:
@@ -38,6 +38,10 @@ CASES = [
     Case("s21"),
     Case("s22"),
     Case("s22", "cached", ("--cached",), exit_code=1),
+    Case("s23", kinds=("transcript", "frames")),
+    Case("s23", "exit_at_start", ("--fault", "deploy:--exit-at-start=4", "--scenario", str(ROOT / "lessons/s23/faults.yaml")), kinds=("transcript", "frames")),
+    Case("s24", kinds=("transcript", "frames")),
+    Case("s25", kinds=("transcript", "frames")),
 ]
 
 LESSONS = sorted(p.name for p in (ROOT / "lessons").iterdir() if (p / "code.py").is_file())

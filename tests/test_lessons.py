@@ -12,11 +12,15 @@ from conftest import run_lesson
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
-def test_snapshot(case, snapshot):
-    code, text = run_lesson(case.lesson, *case.argv)
+def test_snapshot(case, snapshot, tmp_path):
+    frames = tmp_path / "frames.jsonl"
+    argv = (*case.argv, "--frames", str(frames)) if "frames" in case.kinds else case.argv
+    code, text = run_lesson(case.lesson, *argv)
     assert code == case.exit_code, f"{case.id}: expected exit code {case.exit_code}, got {code}\n{text}"
     snapshot.snapshot_dir = SNAPSHOTS / case.lesson
     snapshot.assert_match(text, f"{case.name}.transcript")
+    if "frames" in case.kinds:
+        snapshot.assert_match(frames.read_text(encoding="utf-8"), f"{case.name}.frames")
 
 
 def test_registry_is_well_formed():

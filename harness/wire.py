@@ -1,0 +1,206 @@
+"""The wire tap: every JSON-RPC frame between the harness and a server, in both directions.
+
+A transport hands the MCP session two streams: frames from the server (read) and frames
+to it (write). ``WireTap.tap`` wraps that pair; each frame that passes is recorded as a
+transcript event::
+
+    {"kind": "frame", "server": "docs", "direction": "send", "message": {"id": 1, "method": "initialize", ...}}
+
+so a lesson can print the conversation on the wire (``--wire``) or pin it in a snapshot
+(``--frames FILE``, one key-sorted JSON object per line). The tap sees JSON-RPC only:
+HTTP statuses and headers (404, Mcp-Session-Id) are the transport's business, and
+``harness.transport`` reports those as notes.
+
+Request ids are renumbered per server in order of first use (1, 2, 3, ...), across
+re-initialized sessions too, so a snapshot never depends on how the SDK counts. Ids of
+requests the *server* starts live in their own space and print as ``"s1"``, ``"s2"``.
+A line a server writes that is not JSON-RPC is recorded as ``{"invalid": <the line>}``.
+
+Introduced by s23. Not handled here: HTTP-level events, binary payloads, frame sizes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from harness.transcript import Transcript
+
+Sink = Callable[[str, str, dict[str, Any]], None]  # (server, direction, message)
+
+
+class InvalidFrame(ValueError):
+    """A line from the server that is not a JSON-RPC message; passed along as a value."""
+
+    def __init__(self, line: str) -> None:
+        super().__init__(f"not a JSON-RPC message: {line[:200]!r}")
+        self.line = line
+
+
+class _Ids:
+    """One server's renumbering: its client ids 1, 2, ...; its server ids "s1", "s2", ..."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.mine: dict[Any, int] = {}
+        self.theirs: dict[Any, str] = {}
+
+    def new_session(self) -> None:
+        # A re-initialized session counts from the SDK's start again, so raw ids seen
+        # before must not match the new requests; the printed numbers carry on.
+        self.mine, self.theirs = {}, {}
+
+    def client(self, raw: Any) -> int:
+        if raw not in self.mine:
+            self.count += 1
+            self.mine[raw] = self.count
+        return self.mine[raw]
+
+    def server(self, raw: Any) -> str:
+        return self.theirs.setdefault(raw, f"s{len(self.theirs) + 1}")
+
+
+class WireTap:
+    """Records frames per server, with ids renumbered; to a transcript or to a callback.
+
+    ``WireTap(transcript, show=False)`` records frame events in the transcript without
+    printing them; ``show=True`` prints them inline (``    >> docs {...}``).
+    ``WireTap(callback)`` calls ``callback(server, direction, message)`` instead.
+    """
+
+    def __init__(self, sink: Transcript | Sink, *, show: bool = True) -> None:
+        self._sink = sink
+        self._show = show
+        self._ids: dict[str, _Ids] = {}
+        self.frames: list[dict[str, Any]] = []  # the recorded frame events, normalized
+
+    def new_session(self, server: str) -> None:
+        """Called by the transport before each (re)initialize of ``server``."""
+        self._ids.setdefault(server, _Ids()).new_session()
+
+    def tap(self, server: str, read: Any, write: Any) -> tuple[Any, Any]:
+        """Wrap a transport's (read, write) stream pair; frames are recorded as they pass."""
+        self._ids.setdefault(server, _Ids())
+        return _TapRead(read, lambda item: self._record(server, "recv", item)), _TapWrite(write, lambda item: self._record(server, "send", item))
+
+    def _record(self, server: str, direction: str, item: Any) -> None:
+        message = self._renumber(server, direction, _as_dict(item))
+        fields = {"server": server, "direction": direction, "message": message}
+        if isinstance(self._sink, Transcript):
+            event = self._sink.emit("frame", **fields) if self._show else self._sink.record("frame", **fields)
+        else:
+            self._sink(server, direction, message)
+            event = {"kind": "frame", **fields}
+        self.frames.append(event)
+
+    def _renumber(self, server: str, direction: str, message: dict[str, Any]) -> dict[str, Any]:
+        ids = self._ids.setdefault(server, _Ids())
+        if "id" in message and message["id"] is not None:
+            ours = ("method" in message) == (direction == "send")  # our request, or the answer to one
+            message["id"] = ids.client(message["id"]) if ours else ids.server(message["id"])
+        params = message.get("params")
+        if message.get("method") == "notifications/cancelled" and isinstance(params, dict) and "requestId" in params:
+            # Either side cancels only requests it sent itself.
+            raw = params["requestId"]
+            params["requestId"] = ids.client(raw) if direction == "send" else ids.server(raw)
+        return message
+
+    def write(self, path: Path) -> None:
+        """The recorded frames as JSON lines, keys sorted: the ``frames`` snapshot kind."""
+        text = "".join(json.dumps(frame, sort_keys=True, ensure_ascii=False) + "\n" for frame in self.frames)
+        path.write_text(text, encoding="utf-8")
+
+
+def _as_dict(item: Any) -> dict[str, Any]:
+    if isinstance(item, InvalidFrame):
+        return {"invalid": item.line}
+    if isinstance(item, Exception):
+        return {"invalid": f"{type(item).__name__}: {item}"}
+    return item.message.model_dump(by_alias=True, mode="json", exclude_none=True)
+
+
+class _TapRead:
+    """Server -> harness. Keeps the wrapped stream's ``last_context`` (the SDK reads it)."""
+
+    def __init__(self, inner: Any, record: Callable[[Any], None]) -> None:
+        self._inner, self._record = inner, record
+
+    @property
+    def last_context(self) -> Any:
+        return getattr(self._inner, "last_context", None)
+
+    async def receive(self) -> Any:
+        item = await self._inner.receive()
+        self._record(item)
+        return item
+
+    def __aiter__(self) -> _TapRead:
+        return self
+
+    async def __anext__(self) -> Any:
+        import anyio
+
+        try:
+            return await self.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    def close(self) -> None:
+        self._inner.close()
+
+    async def __aenter__(self) -> _TapRead:
+        return self
+
+    async def __aexit__(self, et: type[BaseException] | None, ev: BaseException | None, tb: TracebackType | None) -> None:
+        await self.aclose()
+
+
+class _TapWrite:
+    """Harness -> server."""
+
+    def __init__(self, inner: Any, record: Callable[[Any], None]) -> None:
+        self._inner, self._record = inner, record
+
+    async def send(self, item: Any) -> None:
+        self._record(item)
+        await self._inner.send(item)
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    def close(self) -> None:
+        self._inner.close()
+
+    async def __aenter__(self) -> _TapWrite:
+        return self
+
+    async def __aexit__(self, et: type[BaseException] | None, ev: BaseException | None, tb: TracebackType | None) -> None:
+        await self.aclose()
+
+
+# --- the lessons' command line ---------------------------------------------------------
+
+
+def options(parser: argparse.ArgumentParser) -> None:
+    """``--wire`` and ``--frames FILE``, for every lesson from s23 on."""
+    parser.add_argument("--wire", action="store_true", help="print every JSON-RPC frame inline (>> sent, << received)")
+    parser.add_argument("--frames", type=Path, metavar="FILE", help="write the frames as JSON lines to FILE")
+
+
+@contextmanager
+def recording(transcript: Transcript, args: argparse.Namespace) -> Iterator[WireTap]:
+    """A tap for this run; on the way out (errors included) the frames go to ``--frames``."""
+    tap = WireTap(transcript, show=args.wire)
+    try:
+        yield tap
+    finally:
+        if args.frames is not None:
+            tap.write(args.frames)

@@ -1,0 +1,77 @@
+"""s23: real stdio transport. The mock servers become real MCP servers in child processes.
+
+New here: `docs` and `deploy` are no longer Python objects in this process. connect_mcp
+spawns `python -m mock_servers.docs --transport stdio`, speaks JSON-RPC with it over
+stdin/stdout (initialize, notifications/initialized, tools/list, tools/call), keeps its
+stderr in a temporary file, and stops it when the run ends: close stdin, then SIGTERM,
+then SIGKILL, every wait bounded, on errors and Ctrl-C too. Naming and the pool are s22's.
+
+A wire tap records every frame: --wire prints them inline (>> sent, << received), and
+--frames FILE writes them as JSON lines. --fault gives one server a fault flag from
+mock_servers/serve.py; a server that cannot start, crashes or hangs becomes an error
+result naming it (exit code, last stderr lines), and the other server keeps working.
+
+Not yet: SSE (s24), Streamable HTTP sessions (s25), reconnecting a dead server (s28).
+
+New module: harness/transport.py (and harness/wire.py for the tap)
+
+Run: python lessons/s23/code.py                       (offline, scripted model)
+     python lessons/s23/code.py --wire                (and every JSON-RPC frame)
+     python lessons/s23/code.py --fault deploy:--exit-at-start=4 --scenario lessons/s23/faults.yaml
+     python lessons/s23/code.py --live                (real model; needs ANTHROPIC_API_KEY)
+"""
+
+import sys
+
+from harness import cli, naming, pool, wire
+from harness.connect import connect_tool
+from harness.loop import Turn
+from harness.mcp_client import agent_tools
+from harness.transport import Connections, ServerSpec, Timeouts
+
+BASE = "You are a coding agent. Use the tools to answer; connect MCP servers when you need them; be brief."
+SERVERS = ("docs", "deploy")
+CHILD_ENV = {"PYTHONHASHSEED": "0", "PYTHONUTF8": "1"}  # on top of the SDK's safe HOME, PATH, ...
+
+
+def spec(name: str, faults: list[str]) -> ServerSpec:
+    """How to start one server: a command line, run from the repository root."""
+    flags = [flag for server, _, flag in (f.partition(":") for f in faults) if server == name]
+    args = ("-m", f"mock_servers.{name}", "--transport", "stdio", *flags)
+    return ServerSpec(name, "stdio", command=sys.executable, args=args, env=CHILD_ENV, cwd=str(cli.ROOT))
+
+
+async def session(run: cli.Run) -> None:
+    with wire.recording(run.transcript, run.args) as tap:
+        # Leaving this block stops every server it started, whatever happened inside.
+        async with Connections(run.transcript, timeouts=Timeouts(call=run.args.call_timeout)) as conns:
+            available = {name: conns.connector(spec(name, run.args.fault), tap=tap) for name in SERVERS}
+            clients = {}
+            accept = naming.checker(run.transcript.warning, run.transcript.note)
+            builtins = run.workspace.tools() + [connect_tool(available, clients, accept)]
+            shown = []
+
+            def turn() -> Turn:
+                tools = pool.assemble(builtins, agent_tools(clients.values(), naming.assign)).tools
+                if [t.name for t in tools] != shown:
+                    shown[:] = [t.name for t in tools]
+                    run.transcript.note("the model sees:\n" + pool.describe(tools))
+                return Turn(pool.system_prompt(BASE, clients), tools)
+
+            await run.agent(turn)
+
+
+def options(parser) -> None:
+    wire.options(parser)
+    parser.add_argument("--fault", action="append", default=[], metavar="SERVER:FLAG",
+                        help="start SERVER with a fault flag, e.g. deploy:--exit-at-start=4 (repeatable)")
+    parser.add_argument("--call-timeout", type=float, default=Timeouts.call, metavar="SECONDS",
+                        help=f"the call timeout (default: {Timeouts.call:g})")
+
+
+def main(argv=None, out=sys.stdout) -> int:
+    return cli.run_lesson(__file__, __doc__, argv, out, session, options)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,76 @@
+"""s24: SSE transport (the legacy HTTP+SSE transport). Servers on 127.0.0.1, reached by URL.
+
+New here: the servers are already running (as a remote server would be) and the harness
+only knows a URL. Over SSE, the client opens one long GET /sse event stream; the server's
+first event names a POST endpoint (/messages/?session_id=...), the client POSTs every
+frame there, and every answer comes back on the event stream. The JSON-RPC frames are
+exactly the stdio ones: only `ServerSpec(name, "sse", url=...)` changed. This is the
+2024-11-05 transport; new servers use Streamable HTTP (s25), but many still speak SSE.
+
+The servers are started by `mock_servers.launch.serve_http`, which waits for their
+`READY <url>` line and stops them at the end. Ports are picked by the OS and printed as
+<port>; the SSE session id becomes a placeholder.
+
+Not yet: Streamable HTTP and session expiry (s25), auth (s26), reconnecting (s28).
+
+New module: none; harness/transport.py's `sse` branch (the SDK's sse_client)
+
+Run: python lessons/s24/code.py            (offline, scripted model)
+     python lessons/s24/code.py --wire     (and every JSON-RPC frame)
+     python lessons/s24/code.py --live     (real model; needs ANTHROPIC_API_KEY)
+"""
+
+import sys
+from contextlib import AsyncExitStack
+
+from harness import cli, naming, pool, wire
+from harness.connect import connect_tool
+from harness.loop import Turn
+from harness.mcp_client import agent_tools
+from harness.transport import Connections, ServerSpec, Timeouts
+from mock_servers.launch import serve_http
+
+BASE = "You are a coding agent. Use the tools to answer; connect MCP servers when you need them; be brief."
+SERVERS = ("docs", "deploy")
+TRANSPORT = "sse"
+
+
+async def session(run: cli.Run) -> None:
+    with wire.recording(run.transcript, run.args) as tap:
+        async with AsyncExitStack() as stack:  # closed in reverse: connections first, then the servers
+            urls = {}
+            for name in SERVERS:
+                flags = [flag for server, _, flag in (f.partition(":") for f in run.args.fault) if server == name]
+                urls[name] = await stack.enter_async_context(serve_http(name, TRANSPORT, *flags))
+                run.transcript.note(f"{name} server is listening at {urls[name]}")
+            conns = await stack.enter_async_context(Connections(run.transcript, timeouts=Timeouts(call=run.args.call_timeout)))
+            available = {name: conns.connector(ServerSpec(name, TRANSPORT, url=urls[name]), tap=tap) for name in SERVERS}
+            clients = {}
+            accept = naming.checker(run.transcript.warning, run.transcript.note)
+            builtins = run.workspace.tools() + [connect_tool(available, clients, accept)]
+            shown = []
+
+            def turn() -> Turn:
+                tools = pool.assemble(builtins, agent_tools(clients.values(), naming.assign)).tools
+                if [t.name for t in tools] != shown:
+                    shown[:] = [t.name for t in tools]
+                    run.transcript.note("the model sees:\n" + pool.describe(tools))
+                return Turn(pool.system_prompt(BASE, clients), tools)
+
+            await run.agent(turn)
+
+
+def options(parser) -> None:
+    wire.options(parser)
+    parser.add_argument("--fault", action="append", default=[], metavar="SERVER:FLAG",
+                        help="start SERVER with a fault flag, e.g. docs:--hang-on=search (repeatable)")
+    parser.add_argument("--call-timeout", type=float, default=Timeouts.call, metavar="SECONDS",
+                        help=f"the call timeout (default: {Timeouts.call:g})")
+
+
+def main(argv=None, out=sys.stdout) -> int:
+    return cli.run_lesson(__file__, __doc__, argv, out, session, options)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,79 @@
+"""s25: Streamable HTTP. A session id per session; an expired session is re-initialized once.
+
+New here: `ServerSpec(name, "http", url=...)`. Every frame is a POST to one URL (/mcp);
+answers come back in the POST's response (JSON or an SSE stream), and a GET stream
+carries what the server sends on its own. The answer to initialize carries an
+Mcp-Session-Id header; every later request sends it back. The transcript shows it as
+<docs-session-1>.
+
+Sessions can end on the server's side (a restart, an idle timeout, a load balancer).
+Here the docs server forgets every session after its first tools/call
+(--forget-sessions-after 1). The next call gets HTTP 404; the harness notices the 404
+on a request that carried the session id (at the HTTP layer, whatever JSON-RPC code the
+body has), opens a new session (initialize, tools/list) and retries that call once. If
+re-initializing fails, the server is marked failed, never "connected".
+
+Not yet: auth (s26), reconnecting a dead server with backoff (s28).
+
+New module: none; harness/transport.py's `http` branch and its _SessionWatch
+
+Run: python lessons/s25/code.py            (offline, scripted model)
+     python lessons/s25/code.py --wire     (and every JSON-RPC frame)
+     python lessons/s25/code.py --live     (real model; needs ANTHROPIC_API_KEY)
+"""
+
+import sys
+from contextlib import AsyncExitStack
+
+from harness import cli, naming, pool, wire
+from harness.connect import connect_tool
+from harness.loop import Turn
+from harness.mcp_client import agent_tools
+from harness.transport import Connections, ServerSpec, Timeouts
+from mock_servers.launch import serve_http
+
+BASE = "You are a coding agent. Use the tools to answer; connect MCP servers when you need them; be brief."
+SERVERS = ("docs", "deploy")
+TRANSPORT = "http"
+FLAGS = {"docs": ["--forget-sessions-after", "1"]}  # the docs server forgets sessions after one call
+
+
+async def session(run: cli.Run) -> None:
+    with wire.recording(run.transcript, run.args) as tap:
+        async with AsyncExitStack() as stack:  # closed in reverse: connections first, then the servers
+            urls = {}
+            for name in SERVERS:
+                flags = FLAGS.get(name, []) + [flag for server, _, flag in (f.partition(":") for f in run.args.fault) if server == name]
+                urls[name] = await stack.enter_async_context(serve_http(name, TRANSPORT, *flags))
+                run.transcript.note(f"{name} server is listening at {urls[name]}")
+            conns = await stack.enter_async_context(Connections(run.transcript, timeouts=Timeouts(call=run.args.call_timeout)))
+            available = {name: conns.connector(ServerSpec(name, TRANSPORT, url=urls[name]), tap=tap) for name in SERVERS}
+            clients = {}
+            accept = naming.checker(run.transcript.warning, run.transcript.note)
+            builtins = run.workspace.tools() + [connect_tool(available, clients, accept)]
+            shown = []
+
+            def turn() -> Turn:
+                tools = pool.assemble(builtins, agent_tools(clients.values(), naming.assign)).tools
+                if [t.name for t in tools] != shown:
+                    shown[:] = [t.name for t in tools]
+                    run.transcript.note("the model sees:\n" + pool.describe(tools))
+                return Turn(pool.system_prompt(BASE, clients), tools)
+
+            await run.agent(turn)
+
+
+def options(parser) -> None:
+    wire.options(parser)
+    parser.add_argument("--fault", action="append", default=[], metavar="SERVER:FLAG",
+                        help="start SERVER with a fault flag, e.g. docs:--hang-on=search (repeatable)")
+    parser.add_argument("--call-timeout", type=float, default=Timeouts.call, metavar="SECONDS",
+                        help=f"the call timeout (default: {Timeouts.call:g})")
+
+
+def main(argv=None, out=sys.stdout) -> int:
+    return cli.run_lesson(__file__, __doc__, argv, out, session, options)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -14,4 +14,5 @@ Modules follow lesson order; an earlier module never imports a later one.
     pool          s22  tool pool assembly without cache
     wire          s23  the wire tap: every JSON-RPC frame, ids renumbered
     transport     s23  real connections: stdio (s23), SSE (s24), Streamable HTTP sessions (s25)
+    auth          s26  OAuth: token store, loopback callback, refresh, step-up, needs-auth
 """

@@ -42,6 +42,7 @@ CASES = [
     Case("s23", "exit_at_start", ("--fault", "deploy:--exit-at-start=4", "--scenario", str(ROOT / "lessons/s23/faults.yaml")), kinds=("transcript", "frames")),
     Case("s24", kinds=("transcript", "frames")),
     Case("s25", kinds=("transcript", "frames")),
+    Case("s26", kinds=("transcript", "frames")),
 ]
 
 LESSONS = sorted(p.name for p in (ROOT / "lessons").iterdir() if (p / "code.py").is_file())

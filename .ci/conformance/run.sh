@@ -8,7 +8,7 @@
 # URL appended (MCP_CONFORMANCE_SCENARIO names the scenario). The command is split on spaces
 # by the suite, so no argument may contain one.
 #
-# Default scenarios: initialize, tools_call, elicitation-sep1034-client-defaults, sse-retry.
+# Default scenarios: initialize, tools_call, elicitation-sep1034-client-defaults, sse-retry, and all 22 auth/*.
 # Also selectable with CONFORMANCE_SCENARIOS="a b c". sse-retry checks reconnect timing
 # (450-700 ms), so it runs alone after the others, which run in parallel.
 #
@@ -40,7 +40,13 @@ if [ -z "$client" ]; then
   exit 2
 fi
 if [ ${#scenarios[@]} -eq 0 ]; then
-  read -r -a scenarios <<< "${CONFORMANCE_SCENARIOS:-initialize tools_call elicitation-sep1034-client-defaults sse-retry}"
+  # The 22 auth/* scenarios go through harness.auth (s26); see harness/conformance.py.
+  auth="metadata-default metadata-var1 metadata-var2 metadata-var3 basic-cimd scope-from-www-authenticate
+    scope-from-scopes-supported scope-omitted-when-undefined scope-step-up scope-retry-limit token-endpoint-auth-basic
+    token-endpoint-auth-post token-endpoint-auth-none pre-registration 2025-03-26-oauth-metadata-backcompat
+    2025-03-26-oauth-endpoint-fallback resource-mismatch offline-access-scope offline-access-not-supported
+    client-credentials-jwt client-credentials-basic cross-app-access-complete-flow"
+  read -r -a scenarios <<< "${CONFORMANCE_SCENARIOS:-initialize tools_call elicitation-sep1034-client-defaults sse-retry $(printf 'auth/%s ' $auth)}"
 fi
 
 installed_version() {

@@ -1,0 +1,479 @@
+"""OAuth for remote MCP servers: a token store, a headless browser flow, and ``needs-auth``.
+
+The protocol work is the SDK's ``OAuthClientProvider`` (an ``httpx2.Auth``): on a 401 it
+reads the protected-resource metadata (RFC 9728), the authorization-server metadata
+(RFC 8414), registers a client (RFC 7591), sends the user to authorize with PKCE S256 and
+``resource`` (RFC 8707), exchanges the code, retries; on a 403 ``insufficient_scope`` it
+asks again for the union of scopes (step-up). This module adds what the SDK leaves to the
+host:
+
+- ``TokenStore``: one JSON file per server (name + URL), mode 0600, written atomically
+  (temp file + ``os.replace``), holding the tokens, their absolute expiry and the client
+  registration, so a restart neither re-registers nor re-authorizes.
+- refresh *before* expiry, on an injected clock: a token counts as expired when
+  ``min(REFRESH_MARGIN, lifetime / 2)`` seconds remain, so the SDK refreshes proactively.
+- ``Callback``: a loopback listener on 127.0.0.1 for the redirect (code, state, iss).
+  It reuses the port of the stored registration when it can: the authorization server
+  compares redirect URIs exactly, so a new port means a new registration.
+- ``auto_browser``: for offline runs and tests, "the user" GETs the authorization URL
+  without following redirects, reads the Location and delivers it to the callback.
+- ``Authorizer``: all of that for one server, plus a trace of every HTTP exchange the
+  auth flow takes part in (method, URL, status, challenge; never a body or credential),
+  and every secret registered with the transcript's normaliser the moment it exists.
+- ``needs-auth`` as a state: ``open_remote`` connects with stored tokens if they work;
+  otherwise the server is listed as ``needs-auth`` with one tool, ``authenticate``
+  (``mcp__{server}__authenticate`` to the model). Calling it runs the browser flow,
+  connects, and swaps the real server in under the same name, so the next pool has the
+  server's real tools instead (everything under the ``mcp__{server}__`` prefix changes).
+
+Introduced by s26. Not handled here: revocation (RFC 7009), a cross-process refresh lock,
+client credentials (``harness.conformance`` shows those), keychains.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import tempfile
+import time
+import webbrowser
+from collections.abc import Awaitable, Callable, MutableMapping
+from dataclasses import fields
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qsl, unquote, urlsplit
+
+import anyio
+import anyio.abc
+import httpx2
+from mcp.client.auth import OAuthClientProvider
+from mcp.client.auth.oauth2 import OAuthContext
+from mcp.shared.auth import AuthorizationCodeResult, OAuthClientInformationFull, OAuthClientMetadata, OAuthToken
+
+from harness.errors import ServerError, ToolError
+from harness.mcp_client import Client
+from harness.transcript import Transcript
+
+Clock = Callable[[], float]
+Browser = Callable[[str], Awaitable[None]]  # "open this authorization URL"
+Opener = Callable[[httpx2.Auth], Awaitable[Client]]  # connect the server with this auth
+
+REFRESH_MARGIN = 300.0  # seconds before expiry to refresh (Claude Code refreshes at <= 300 s left)
+CALLBACK_TIMEOUT = 300.0  # seconds the user has to finish in the browser (Claude Code: 5 min)
+CALLBACK_PATH = "/callback"
+AUTHENTICATE = "authenticate"
+
+
+class SteppedClock:
+    """Wall-clock time plus an offset a lesson can move forward ("an hour later"); tests use their own."""
+
+    def __init__(self) -> None:
+        self.offset = 0.0
+
+    def __call__(self) -> float:
+        return time.time() + self.offset
+
+    def advance(self, seconds: float) -> None:
+        self.offset += seconds
+
+
+# --- the token store -------------------------------------------------------------------
+
+
+class TokenStore:
+    """One server's tokens and client registration in one 0600 JSON file; the SDK's ``TokenStorage``."""
+
+    def __init__(self, directory: Path, server: str, url: str, clock: Clock = time.time) -> None:
+        safe = re.sub(r"[^A-Za-z0-9_-]", "_", server)
+        # The URL is part of the key: tokens minted for one endpoint must never go to another.
+        self.key = hashlib.sha256(f"{server}|{url}".encode()).hexdigest()[:12]
+        self.path = Path(directory) / f"{safe}-{self.key}.json"
+        self.clock = clock
+
+    def _read(self) -> dict[str, Any]:
+        try:
+            return json.loads(self.path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return {}
+
+    def _write(self, data: dict[str, Any]) -> None:
+        self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        # mkstemp creates the file 0600 in the same folder, so os.replace is atomic and
+        # no reader ever sees a half-written file or a moment of wider permissions.
+        fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=f".{self.path.name}.")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                json.dump(data, f, sort_keys=True, indent=1)
+                f.flush()
+                os.fsync(f.fileno())
+            os.chmod(tmp, 0o600)
+            os.replace(tmp, self.path)
+        except BaseException:
+            os.unlink(tmp)
+            raise
+
+    async def get_tokens(self) -> OAuthToken | None:
+        saved = self._read().get("tokens")
+        if not saved:
+            return None
+        token = OAuthToken.model_validate(saved["token"])
+        if saved.get("expires_at") is not None:  # the lifetime left now, not the one granted then
+            token.expires_in = max(0, int(saved["expires_at"] - self.clock()))
+        return token
+
+    async def set_tokens(self, tokens: OAuthToken) -> None:
+        expires_at = self.clock() + tokens.expires_in if tokens.expires_in is not None else None
+        self._write({**self._read(), "tokens": {"token": tokens.model_dump(mode="json", exclude_none=True), "expires_at": expires_at}})
+
+    async def get_client_info(self) -> OAuthClientInformationFull | None:
+        saved = self._read().get("client")
+        return OAuthClientInformationFull.model_validate(saved) if saved else None
+
+    async def set_client_info(self, client_info: OAuthClientInformationFull) -> None:
+        self._write({**self._read(), "client": client_info.model_dump(mode="json", exclude_none=True)})
+
+    def forget(self) -> None:
+        """Drop everything stored for this server (a registration that cannot be used any more)."""
+        self.path.unlink(missing_ok=True)
+
+
+# --- the SDK provider, on our clock ---------------------------------------------------------
+
+
+class _Context(OAuthContext):
+    clock: Clock = time.time
+
+    def update_token_expiry(self, token: OAuthToken) -> None:
+        if token.expires_in is None:
+            self.token_expiry_time = None
+        else:  # expire early, so the refresh happens before the server would refuse the token
+            self.token_expiry_time = self.clock() + token.expires_in - min(REFRESH_MARGIN, token.expires_in / 2)
+
+    def is_token_valid(self) -> bool:
+        tokens = self.current_tokens
+        return bool(tokens and tokens.access_token and (self.token_expiry_time is None or self.clock() < self.token_expiry_time))
+
+
+class Provider(OAuthClientProvider):
+    """``OAuthClientProvider`` with an injected clock and an expiry that survives restarts."""
+
+    def __init__(self, *args: Any, clock: Clock = time.time, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.context = _Context(**{f.name: getattr(self.context, f.name) for f in fields(OAuthContext)})
+        self.context.clock = clock
+
+    async def _initialize(self) -> None:
+        await super()._initialize()
+        if self.context.current_tokens is not None:  # the SDK forgets the expiry of loaded tokens
+            self.context.update_token_expiry(self.context.current_tokens)
+
+
+# --- the redirect: a loopback callback and a browser -----------------------------------------
+
+
+class Callback:
+    """An HTTP listener on 127.0.0.1 that receives the authorization redirect."""
+
+    def __init__(self, timeout: float = CALLBACK_TIMEOUT) -> None:
+        self.timeout = timeout
+        self.redirect_uri = ""
+        self._send, self._receive = anyio.create_memory_object_stream[dict[str, str]](4)
+
+    async def serve(self, preferred_port: int, task_group: anyio.abc.TaskGroup) -> None:
+        try:
+            listener = await anyio.create_tcp_listener(local_host="127.0.0.1", local_port=preferred_port)
+        except OSError:  # taken: any free port, and the caller re-registers
+            listener = await anyio.create_tcp_listener(local_host="127.0.0.1", local_port=0)
+        port = listener.extra(anyio.abc.SocketAttribute.local_port)
+        self.redirect_uri = f"http://127.0.0.1:{port}{CALLBACK_PATH}"
+
+        async def run() -> None:
+            async with listener:  # closed when cancelled, so the next run can bind the same port
+                await listener.serve(self._handle)
+
+        task_group.start_soon(run)
+
+    async def _handle(self, stream: anyio.abc.SocketStream) -> None:
+        async with stream:
+            data = b""
+            with anyio.move_on_after(10):
+                try:
+                    while b"\r\n\r\n" not in data and len(data) < 65536:
+                        data += await stream.receive()
+                except (anyio.EndOfStream, anyio.BrokenResourceError):
+                    return  # the browser went away before asking anything
+            method, _, rest = data.decode("latin-1").partition(" ")
+            target = urlsplit(rest.partition(" ")[0])
+            if method != "GET" or target.path != CALLBACK_PATH:
+                await stream.send(b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+                return
+            await self._send.send(dict(parse_qsl(target.query)))
+            body = b"Authorization received. You can close this window."
+            await stream.send(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nConnection: close\r\nContent-Length: %d\r\n\r\n%s" % (len(body), body))
+
+    async def wait(self) -> dict[str, str]:
+        """The query parameters of the next redirect (code, state, iss, or error)."""
+        with anyio.fail_after(self.timeout):
+            return await self._receive.receive()
+
+
+async def auto_browser(url: str) -> None:
+    """A user who consents at once: GET the URL, do not follow the redirect, deliver it to the callback."""
+    status, headers = await _get(url)
+    location = headers.get("location")
+    if status not in (302, 303, 307) or not location:
+        raise ToolError(f"authorization server answered {status} instead of a redirect")
+    await deliver(location)
+
+
+async def deliver(location: str) -> None:
+    """The browser's last step: request the redirect URI on the loopback listener."""
+    target = urlsplit(location)
+    if target.hostname not in ("127.0.0.1", "localhost"):
+        raise ToolError("redirect does not point at the loopback callback")
+    await _get(location)
+
+
+async def _get(url: str) -> tuple[int, dict[str, str]]:
+    """A bare HTTP/1.1 GET on loopback: the status and headers, redirects not followed.
+
+    Not httpx2 on purpose: an HTTP client logs the URLs and headers it handles, and these
+    carry the authorization code. A browser keeps them to itself; so does this.
+    """
+    target = urlsplit(url)
+    if target.scheme != "http" or target.hostname not in ("127.0.0.1", "localhost"):
+        raise ToolError("the automatic browser only visits http://127.0.0.1")
+    path = (target.path or "/") + (f"?{target.query}" if target.query else "")
+    head = b""
+    with anyio.fail_after(30):
+        async with await anyio.connect_tcp("127.0.0.1", target.port or 80) as stream:
+            await stream.send(f"GET {path} HTTP/1.1\r\nHost: {target.netloc}\r\nConnection: close\r\n\r\n".encode())
+            try:
+                while b"\r\n\r\n" not in head:
+                    head += await stream.receive()
+            except (anyio.EndOfStream, anyio.BrokenResourceError):
+                pass
+    status_line, *lines = head.split(b"\r\n\r\n")[0].decode("latin-1").split("\r\n")
+    parts = status_line.split(" ")
+    status = int(parts[1]) if len(parts) > 1 and parts[1].isdigit() else 0
+    headers = {k.strip().lower(): v.strip() for k, _, v in (line.partition(":") for line in lines)}
+    return status, headers
+
+
+async def system_browser(url: str) -> None:
+    """A real user: open the URL in the desktop's browser."""
+    await anyio.to_thread.run_sync(webbrowser.open, url)
+
+
+# --- one server's authorization ------------------------------------------------------------
+
+
+class Authorizer:
+    """Store, callback, SDK provider and trace for one server. ``async with`` it around the connection.
+
+    ``auth`` is the ``httpx2.Auth`` to hand to ``harness.transport.connect``. While
+    ``interactive`` is False a 401 is not answered with a browser flow: the exchange is
+    traced, ``needs_authorization`` is set, and the 401 goes back to the transport.
+    """
+
+    def __init__(self, name: str, url: str, store_dir: Path, transcript: Transcript, browser: Browser = auto_browser,
+                 clock: Clock = time.time, client_name: str = "mcp-course harness", callback_timeout: float = CALLBACK_TIMEOUT,
+                 client_metadata_url: str | None = None) -> None:
+        self.name, self.url = name, url
+        self.store = TokenStore(store_dir, name, url, clock)
+        self.transcript = transcript
+        self.browser = browser
+        self.clock = clock
+        self.client_name = client_name
+        self.client_metadata_url = client_metadata_url  # an https URL: CIMD instead of registration, where supported
+        self.callback = Callback(callback_timeout)
+        self.interactive = False
+        self.needs_authorization = False
+        self.failure: str | None = None  # why the last browser flow failed, in words for the model
+        self._counts: dict[str, int] = {}
+        self._tg: anyio.abc.TaskGroup | None = None
+        self.auth: httpx2.Auth | None = None
+
+    async def __aenter__(self) -> Authorizer:
+        self._tg = await anyio.create_task_group().__aenter__()
+        stored = await self.store.get_client_info()
+        preferred = stored.redirect_uris[0].port if stored and stored.redirect_uris else 0
+        await self.callback.serve(preferred or 0, self._tg)
+        if stored and [str(u) for u in stored.redirect_uris or []] != [self.callback.redirect_uri]:
+            # Its redirect URI cannot be served any more; a new flow must register afresh.
+            self.store.forget()
+            stored = None
+        if stored:
+            self._redact_client(stored)
+        metadata = OAuthClientMetadata(client_name=self.client_name, redirect_uris=[self.callback.redirect_uri],
+                                       grant_types=["authorization_code", "refresh_token"], response_types=["code"])
+        provider = Provider(self.url, metadata, _Storage(self), self._redirect, self._callback,
+                            client_metadata_url=self.client_metadata_url, clock=self.clock)
+        self.auth = _Traced(provider, self)
+        return self
+
+    async def __aexit__(self, *exc: Any) -> bool | None:
+        assert self._tg is not None
+        self._tg.cancel_scope.cancel()
+        return await self._tg.__aexit__(*exc)
+
+    # Every secret gets a stable placeholder before anything could print it.
+    def redact(self, value: str | None, kind: str, numbered: bool = False) -> None:
+        if value:
+            if numbered:
+                self._counts[kind] = self._counts.get(kind, 0) + 1
+                kind = f"{kind}_{self._counts[kind]}"
+            self.transcript.normalize.add(value, f"<{kind}>")
+
+    def _redact_client(self, info: OAuthClientInformationFull) -> None:
+        self.redact(info.client_id, "client_id")
+        self.redact(info.client_secret, "client_secret")
+
+    def say(self, text: str) -> None:
+        self.transcript.emit("auth", text=f"{self.name}: {text}")
+
+    async def _redirect(self, url: str) -> None:
+        params = dict(parse_qsl(urlsplit(url).query))
+        self.redact(params.get("state"), "state")
+        self.redact(params.get("code_challenge"), "code_challenge")
+        self.say(f"authorize in the browser: {unquote(url)}")  # decoded, so the normaliser sees the ports
+        await self.browser(url)
+
+    async def _callback(self) -> AuthorizationCodeResult:
+        answer = await self.callback.wait()
+        self.redact(answer.get("code"), "code")
+        if "code" not in answer:
+            self.failure = f"the authorization server refused: {answer.get('error', 'no code')} {answer.get('error_description', '')}".strip()
+            raise ToolError(f"server '{self.name}': {self.failure}")
+        self.say("callback received the code (state and issuer checked next)")
+        return AuthorizationCodeResult(code=answer["code"], state=answer.get("state"), iss=answer.get("iss"))
+
+
+class _Storage:
+    """The store as the SDK sees it, redacting and reporting on the way in."""
+
+    def __init__(self, owner: Authorizer) -> None:
+        self.owner = owner
+
+    async def get_tokens(self) -> OAuthToken | None:
+        tokens = await self.owner.store.get_tokens()
+        if tokens:
+            self.owner.redact(tokens.access_token, "access_token", numbered=True)
+            self.owner.redact(tokens.refresh_token, "refresh_token", numbered=True)
+        return tokens
+
+    async def set_tokens(self, tokens: OAuthToken) -> None:
+        self.owner.redact(tokens.access_token, "access_token", numbered=True)
+        self.owner.redact(tokens.refresh_token, "refresh_token", numbered=True)
+        await self.owner.store.set_tokens(tokens)
+        mode = self.owner.store.path.stat().st_mode & 0o777
+        self.owner.say(f"token store: saved access token {tokens.access_token} (expires in {tokens.expires_in} s, scope {tokens.scope}), "
+                       f"refresh token {tokens.refresh_token}; file mode {mode:04o}")
+
+    async def get_client_info(self) -> OAuthClientInformationFull | None:
+        return await self.owner.store.get_client_info()
+
+    async def set_client_info(self, client_info: OAuthClientInformationFull) -> None:
+        self.owner._redact_client(client_info)
+        await self.owner.store.set_client_info(client_info)
+        self.owner.say(f"token store: saved client registration {client_info.client_id}")
+
+
+class _Traced(httpx2.Auth):
+    """Wraps the provider: traces the exchanges of every flow that did more than send a request."""
+
+    requires_request_body = True
+    requires_response_body = True
+
+    def __init__(self, inner: OAuthClientProvider, owner: Authorizer) -> None:
+        self.inner, self.owner = inner, owner
+
+    async def async_auth_flow(self, request: httpx2.Request) -> Any:
+        flow = self.inner.async_auth_flow(request)
+        traced = False  # once the flow did anything besides sending the request, show every step
+        try:
+            outgoing = await flow.__anext__()
+            while True:
+                self._redact_request(outgoing)
+                response = yield outgoing
+                if traced or outgoing is not request or _challenged(response):
+                    traced = True
+                    self.owner.transcript.emit("http", text=_describe(outgoing, response))
+                if not self.owner.interactive and outgoing is request and _challenged(response):
+                    self.owner.needs_authorization = True
+                    return  # the 401 goes back to the transport; no browser without the user's say-so
+                outgoing = await flow.asend(response)
+        except StopAsyncIteration:
+            pass
+        finally:
+            await flow.aclose()
+
+    def _redact_request(self, request: httpx2.Request) -> None:
+        self.owner.redact(request.headers.get("authorization"), "authorization")
+        if request.url.path.endswith("/token"):
+            form = dict(parse_qsl(request.content.decode(errors="replace")))
+            self.owner.redact(form.get("code"), "code")
+            self.owner.redact(form.get("code_verifier"), "code_verifier")
+
+
+def _challenged(response: httpx2.Response) -> bool:
+    return response.status_code == 401 or (response.status_code == 403 and "insufficient_scope" in response.headers.get("www-authenticate", ""))
+
+
+def _describe(request: httpx2.Request, response: httpx2.Response) -> str:
+    """One exchange as the transcript shows it: never a body, a credential or a query string."""
+    line = f"{request.method} {request.url.copy_with(query=None)}"
+    if request.url.path.endswith("/token"):
+        form = dict(parse_qsl(request.content.decode(errors="replace")))
+        line += " " + " ".join(f"{k}={form[k]}" for k in ("grant_type", "resource", "scope") if k in form)
+    line += f" -> {response.status_code}"
+    if response.status_code in (401, 403) and "www-authenticate" in response.headers:
+        line += f" {response.headers['www-authenticate']}"
+    return line
+
+
+# --- needs-auth as a state --------------------------------------------------------------------
+
+
+class NeedsAuth:
+    """A server that wants authorization, as a client with one tool: ``authenticate``."""
+
+    def __init__(self, authorizer: Authorizer, opener: Opener, clients: MutableMapping[str, Client]) -> None:
+        self.name = authorizer.name
+        self.authorizer, self.opener, self.clients = authorizer, opener, clients
+        self.tools = [{
+            "name": AUTHENTICATE,
+            "description": f"The MCP server '{self.name}' needs authorization. Call this to sign in; its real tools replace this one.",
+            "inputSchema": {"type": "object", "properties": {}},
+            "annotations": {"readOnlyHint": True},
+        }]
+
+    async def call_tool(self, tool: str, arguments: dict[str, Any]) -> str:
+        if tool != AUTHENTICATE:
+            raise ToolError(f"server '{self.name}' needs authorization; call its authenticate tool first")
+        self.authorizer.interactive, self.authorizer.failure = True, None
+        try:
+            client = await self.opener(self.authorizer.auth)
+        except ServerError as exc:
+            raise ToolError(f"server '{self.name}': authorization failed: {self.authorizer.failure or exc}") from None
+        self.clients[self.name] = client  # the swap: every mcp__{name}__ tool is replaced next turn
+        names = [t["name"] for t in client.tools]
+        return f"Authorized '{self.name}'. Its {len(names)} tools replace the authenticate tool: {', '.join(names)}"
+
+
+async def open_remote(authorizer: Authorizer, opener: Opener, clients: MutableMapping[str, Client]) -> str:
+    """Connect with what the store holds; a server that answers 401 joins as ``needs-auth``.
+
+    Returns the state: "connected" or "needs-auth". Any other failure raises.
+    """
+    try:
+        clients[authorizer.name] = await opener(authorizer.auth)
+        authorizer.interactive = True  # authorized before: a later step-up may use the browser
+        return "connected"
+    except ServerError:
+        if not authorizer.needs_authorization:
+            raise
+    clients[authorizer.name] = NeedsAuth(authorizer, opener, clients)
+    return "needs-auth"

@@ -1,0 +1,304 @@
+"""harness.auth end to end: the token store, refresh, step-up, needs-auth, and no secret in any output.
+
+The protected docs server and its authorization server run inside the test's event loop
+(``mock_servers.protected.running``) on one injected clock, so expiry is a number the test
+moves, never a wait. The client side is the real harness: ``harness.transport`` with the
+SDK's OAuth provider under ``harness.auth``.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+import os
+import stat
+from pathlib import Path
+
+import anyio
+import httpx2
+import pytest
+from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
+
+from harness.auth import Authorizer, NeedsAuth, TokenStore, open_remote
+from harness.errors import ServerError, ToolError
+from harness.transcript import Transcript
+from harness.transport import Connections, ServerSpec
+from mock_servers.protected import running
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1_700_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class Scene:
+    """One server, one store folder, one transcript; ``session()`` is one harness run."""
+
+    def __init__(self, url: str, server, clock: Clock, store: Path) -> None:
+        self.url, self.server, self.clock, self.store = url, server, clock, store
+        self.out = io.StringIO()
+        self.transcript = Transcript(self.out)
+        self.issued: list[dict] = []  # every token response and token request the AS saw: the secrets to hunt for
+        original = server.token
+
+        def token(form, basic=None):
+            self.issued.append(dict(form))
+            answer = original(form, basic)
+            self.issued.append(answer)
+            return answer
+
+        server.token = token
+
+    def secrets(self) -> set[str]:
+        values = {v for entry in self.issued for k, v in entry.items()
+                  if k in ("access_token", "refresh_token", "code", "code_verifier", "client_secret")}
+        values |= {c.secret for c in self.server.clients.values() if c.secret}
+        values |= set(self.server.used_codes) | set(self.server.codes)
+        return {v for v in values if v}
+
+    def authorizer(self, **kwargs) -> Authorizer:
+        return Authorizer("docs", self.url, self.store, self.transcript, clock=self.clock, **kwargs)
+
+
+def scene(test, tmp_path: Path, access_lifetime: int = 3600):
+    clock = Clock()
+
+    async def main():
+        async with running(clock=clock, access_lifetime=access_lifetime) as (url, server):
+            await test(Scene(url, server, clock, tmp_path / "auth"))
+
+    anyio.run(main)
+
+
+async def connect_docs(s: Scene, conns: Connections, authz: Authorizer, clients: dict) -> str:
+    spec = ServerSpec("docs", "http", url=s.url)
+    return await open_remote(authz, lambda auth: conns.open(spec, auth=auth), clients)
+
+
+# --- the store -----------------------------------------------------------------------------
+
+
+def test_store_is_0600_atomic_and_survives_a_restart(tmp_path):
+    clock = Clock()
+
+    async def main():
+        store = TokenStore(tmp_path / "auth", "docs", "http://127.0.0.1:1/mcp", clock)
+        assert await store.get_tokens() is None and await store.get_client_info() is None
+        await store.set_client_info(OAuthClientInformationFull(client_id="c1", client_secret="cs_x", redirect_uris=["http://127.0.0.1:2/callback"]))
+        await store.set_tokens(OAuthToken(access_token="at_1", refresh_token="rt_1", expires_in=3600, scope="docs:read"))
+        clock.now += 1000
+        await store.set_tokens(OAuthToken(access_token="at_2", refresh_token="rt_2", expires_in=3600, scope="docs:read"))
+        clock.now += 600
+        again = TokenStore(tmp_path / "auth", "docs", "http://127.0.0.1:1/mcp", clock)  # a restart
+        tokens = await again.get_tokens()
+        assert (tokens.access_token, tokens.refresh_token, tokens.expires_in) == ("at_2", "rt_2", 3000), tokens
+        assert (await again.get_client_info()).client_secret == "cs_x"
+        other = TokenStore(tmp_path / "auth", "docs", "http://127.0.0.1:9/mcp", clock)
+        assert await other.get_tokens() is None, "tokens are keyed by name and URL"
+        return store.path
+
+    path = anyio.run(main)
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
+    assert stat.S_IMODE(os.stat(path.parent).st_mode) == 0o700
+    assert [p.name for p in path.parent.iterdir()] == [path.name], "a temp file was left behind"
+    assert "at_1" not in path.read_text(), "the refreshed token must replace the old one"
+
+
+# --- the server side of the protocol ---------------------------------------------------------
+
+
+def test_protected_server_challenges_with_resource_metadata(tmp_path):
+    async def test(s: Scene):
+        async with httpx2.AsyncClient() as http:
+            r = await http.post(s.url, json={"jsonrpc": "2.0", "id": 1, "method": "ping"})
+            assert r.status_code == 401
+            challenge = r.headers["www-authenticate"]
+            assert challenge.startswith("Bearer ") and 'resource_metadata="' in challenge, challenge
+            prm = (await http.get(challenge.split('resource_metadata="')[1].rstrip('"'))).json()
+            assert prm["resource"] == s.url and prm["authorization_servers"] == [s.server.issuer]
+            r = await http.post(s.url, json={}, headers={"Authorization": "Bearer at_nope"})
+            assert r.status_code == 401 and 'error="invalid_token"' in r.headers["www-authenticate"]
+
+    scene(test, tmp_path)
+
+
+def test_expired_token_gets_401_invalid_token(tmp_path):
+    async def test(s: Scene):
+        async with Connections(s.transcript) as conns, s.authorizer() as authz:
+            clients: dict = {}
+            authz.interactive = True
+            assert await connect_docs(s, conns, authz, clients) == "connected"
+            token = (await authz.store.get_tokens()).access_token
+        s.clock.now += 3600
+        async with httpx2.AsyncClient() as http:
+            r = await http.post(s.url, json={}, headers={"Authorization": f"Bearer {token}"})
+        assert r.status_code == 401 and 'error_description="access token expired"' in r.headers["www-authenticate"], r.headers
+
+    scene(test, tmp_path)
+
+
+# --- needs-auth, the swap, refresh, step-up, restart ------------------------------------------
+
+
+def test_needs_auth_offers_only_authenticate_then_swaps_in_the_real_tools(tmp_path):
+    async def test(s: Scene):
+        async with Connections(s.transcript) as conns, s.authorizer() as authz:
+            clients: dict = {}
+            assert await connect_docs(s, conns, authz, clients) == "needs-auth"
+            placeholder = clients["docs"]
+            assert isinstance(placeholder, NeedsAuth) and [t["name"] for t in placeholder.tools] == ["authenticate"]
+            assert "/authorize" not in s.out.getvalue(), "no browser before the model asks"
+            assert s.server.clients == {}, "no registration before the model asks"
+            with pytest.raises(ToolError, match="needs authorization"):
+                await placeholder.call_tool("search", {"query": "x"})
+            answer = await placeholder.call_tool("authenticate", {})
+            assert answer == "Authorized 'docs'. Its 3 tools replace the authenticate tool: search, get_version, publish"
+            assert [t["name"] for t in clients["docs"].tools] == ["search", "get_version", "publish"]
+            assert "hooks" in await clients["docs"].call_tool("search", {"query": "hooks"})
+
+    scene(test, tmp_path)
+
+
+def test_refresh_happens_before_expiry_and_rotates(tmp_path):
+    async def test(s: Scene):
+        async with Connections(s.transcript) as conns, s.authorizer() as authz:
+            clients: dict = {}
+            authz.interactive = True
+            await connect_docs(s, conns, authz, clients)
+            first = await authz.store.get_tokens()
+            s.clock.now += 3600 - 299  # 299 s left: inside the 300 s margin, the server would still accept it
+            assert "docs 1.4.2" in await clients["docs"].call_tool("get_version", {})
+            second = await authz.store.get_tokens()
+            assert second.access_token != first.access_token and second.refresh_token != first.refresh_token
+            assert "grant_type=refresh_token" in s.out.getvalue()
+            assert first.refresh_token not in s.server.refresh, "the old refresh token must be spent"
+            assert s.out.getvalue().count("/authorize?") == 1, "a refresh is not a new authorization"
+
+    scene(test, tmp_path)
+
+
+def test_403_insufficient_scope_steps_up_and_retries(tmp_path):
+    async def test(s: Scene):
+        async with Connections(s.transcript) as conns, s.authorizer() as authz:
+            clients: dict = {}
+            authz.interactive = True
+            await connect_docs(s, conns, authz, clients)
+            assert (await authz.store.get_tokens()).scope == "docs:read"
+            assert await clients["docs"].call_tool("publish", {"title": "Hooks"}) == "published 'Hooks' to the team documentation"
+            assert (await authz.store.get_tokens()).scope == "docs:read docs:write"
+            text = s.out.getvalue()
+            assert '-> 403 Bearer error="insufficient_scope", scope="docs:read docs:write"' in text, text
+            assert "scope=docs:read+docs:write" in text.split("-> 403")[1], "the second authorization asks for both scopes"
+
+    scene(test, tmp_path)
+
+
+def test_a_restart_reuses_tokens_and_registration(tmp_path):
+    async def test(s: Scene):
+        for run in (1, 2):
+            async with Connections(s.transcript) as conns, s.authorizer() as authz:
+                clients: dict = {}
+                state = await connect_docs(s, conns, authz, clients)
+                if run == 1:
+                    assert state == "needs-auth"
+                    await clients["docs"].call_tool("authenticate", {})
+                else:
+                    assert state == "connected"
+        assert len(s.server.clients) == 1, "the second run must not register again"
+        assert s.out.getvalue().count("/authorize?") == 1
+
+    scene(test, tmp_path)
+
+
+def test_a_401_after_revocation_runs_the_flow_again(tmp_path):
+    async def test(s: Scene):
+        async with Connections(s.transcript) as conns, s.authorizer() as authz:
+            clients: dict = {}
+            authz.interactive = True
+            await connect_docs(s, conns, authz, clients)
+            s.server.access.clear()  # the server forgets every access token
+            assert "hooks" in await clients["docs"].call_tool("search", {"query": "hooks"})
+            assert s.out.getvalue().count("/authorize?") == 2
+
+    scene(test, tmp_path)
+
+
+def test_a_refused_authorization_is_a_tool_error_and_stays_needs_auth(tmp_path):
+    async def refusing_browser(url: str) -> None:
+        from urllib.parse import parse_qs, urlsplit
+
+        from harness.auth import deliver
+
+        params = parse_qs(urlsplit(url).query)
+        await deliver(f"{params['redirect_uri'][0]}?error=access_denied&state={params['state'][0]}")
+
+    async def test(s: Scene):
+        async with Connections(s.transcript) as conns, s.authorizer(browser=refusing_browser) as authz:
+            clients: dict = {}
+            await connect_docs(s, conns, authz, clients)
+            with pytest.raises(ToolError) as info:
+                await clients["docs"].call_tool("authenticate", {})
+            assert str(info.value) == "server 'docs': authorization failed: the authorization server refused: access_denied", info.value
+            assert isinstance(clients["docs"], NeedsAuth)
+
+    scene(test, tmp_path)
+
+
+def test_server_that_is_down_is_failed_not_needs_auth(tmp_path):
+    async def main():
+        async with Connections() as conns, Authorizer("docs", "http://127.0.0.1:9/mcp", tmp_path, Transcript()) as authz:
+            with pytest.raises(ServerError, match="server 'docs'"):
+                await open_remote(authz, lambda auth: conns.open(ServerSpec("docs", "http", url=authz.url), auth=auth), {})
+
+    anyio.run(main)
+
+
+# --- no secret in any output -----------------------------------------------------------------
+
+
+def test_no_secret_reaches_any_output(tmp_path, caplog, capfd):
+    caplog.set_level(logging.DEBUG)
+    errors: list[str] = []
+    found: dict[str, set[str]] = {}
+
+    async def test(s: Scene):
+        for _ in (1, 2):  # a fresh run, then a restart from the store
+            async with Connections(s.transcript) as conns, s.authorizer() as authz:
+                clients: dict = {}
+                if await connect_docs(s, conns, authz, clients) == "needs-auth":
+                    await clients["docs"].call_tool("authenticate", {})
+                await clients["docs"].call_tool("publish", {"title": "x"})  # step-up
+                s.clock.now += 3500  # refresh
+                await clients["docs"].call_tool("search", {"query": "mcp"})
+                s.server.access.clear()  # re-authorization on 401
+                await clients["docs"].call_tool("get_version", {})
+                s.server.refresh.clear()
+                s.clock.now += 3500  # refresh refused, then a full flow
+                await clients["docs"].call_tool("get_version", {})
+                with pytest.raises(ToolError) as info:
+                    await clients["docs"].call_tool("nope", {})
+                errors.append(str(info.value))
+        found["secrets"] = s.secrets()
+        found["events"] = {json.dumps(e) for e in s.transcript.events}
+        found["text"] = {s.out.getvalue()}
+        stored = json.loads(next(s.store.iterdir()).read_text())
+        found["stored"] = {stored["tokens"]["token"]["access_token"], stored["client"]["client_secret"]}
+
+    scene(test, tmp_path)
+    secrets = found["secrets"]
+    assert len(secrets) >= 12, f"the scan must have real secrets to look for, got {len(secrets)}"
+    assert found["stored"] <= secrets
+    captured = capfd.readouterr()
+    outputs = {"transcript": "".join(found["text"]), "events": "\n".join(found["events"]), "logs": caplog.text,
+               "log args": "\n".join(str(r.args) for r in caplog.records), "stdout": captured.out, "stderr": captured.err,
+               "errors": "\n".join(errors)}
+    assert "<access_token_1>" in outputs["transcript"] and "<client_secret>" not in outputs["errors"]
+    for where, text in outputs.items():
+        leaked = sorted(v[:6] + "..." for v in secrets if v in text)
+        assert not leaked, f"secrets found in {where}: {leaked}"
+        assert "Bearer at_" not in text and "Basic " not in text, f"an Authorization value in {where}"
+

@@ -25,8 +25,11 @@ import inspect
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+from collections.abc import Callable, Sequence
+
+from harness import naming
 from harness.loop import PoolSource, Turn
-from harness.mcp_client import Client
+from harness.mcp_client import Client, agent_tools
 from harness.tools import Tool
 
 
@@ -71,6 +74,23 @@ def _count(n: int, noun: str) -> str:
 def describe(tools: Iterable[Tool]) -> str:
     """One line per tool, as the model reads it: name and description."""
     return "\n".join(f"{t.name}: {t.description}" for t in tools)
+
+
+def rebuilt(base: str, builtins: Sequence[Tool], clients: Mapping[str, Client], report: Callable[[str], None] | None = None) -> Callable[[], Turn]:
+    """The pool source s22 teaches: every call rebuilds tools and system prompt from ``clients``.
+
+    ``report`` (optional) is told what the model sees each time the tool names change.
+    """
+    shown: list[str] = []
+
+    def turn() -> Turn:
+        tools = assemble(builtins, agent_tools(clients.values(), naming.assign)).tools
+        if report is not None and [t.name for t in tools] != shown:
+            shown[:] = [t.name for t in tools]
+            report("the model sees:\n" + describe(tools))
+        return Turn(system_prompt(base, clients), tools)
+
+    return turn
 
 
 def cached(source: PoolSource) -> PoolSource:

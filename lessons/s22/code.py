@@ -21,8 +21,7 @@ import sys
 
 from harness import cli, naming, pool
 from harness.connect import connect_tool
-from harness.loop import Turn
-from harness.mcp_client import MockClient, agent_tools
+from harness.mcp_client import MockClient
 from mock_servers.catalog import SERVERS
 
 BASE = "You are a coding agent. Use the tools to answer; connect MCP servers when you need them; be brief."
@@ -33,15 +32,8 @@ async def session(run: cli.Run) -> None:
     clients = {}
     accept = naming.checker(run.transcript.warning, run.transcript.note)
     builtins = run.workspace.tools() + [connect_tool(available, clients, accept)]
-    shown = []
-
-    def turn() -> Turn:  # everything the model sees, rebuilt from what is connected now
-        tools = pool.assemble(builtins, agent_tools(clients.values(), naming.assign)).tools
-        if [t.name for t in tools] != shown:
-            shown[:] = [t.name for t in tools]
-            run.transcript.note("the model sees:\n" + pool.describe(tools))
-        return Turn(pool.system_prompt(BASE, clients), tools)
-
+    # Everything the model sees, rebuilt every turn from what is connected now.
+    turn = pool.rebuilt(BASE, builtins, clients, report=run.transcript.note)
     await run.agent(pool.cached(turn) if run.args.cached else turn)
 
 

@@ -27,8 +27,6 @@ from contextlib import AsyncExitStack
 
 from harness import cli, naming, pool, wire
 from harness.connect import connect_tool
-from harness.loop import Turn
-from harness.mcp_client import agent_tools
 from harness.transport import Connections, ServerSpec, Timeouts
 from mock_servers.launch import serve_http
 
@@ -51,16 +49,7 @@ async def session(run: cli.Run) -> None:
             clients = {}
             accept = naming.checker(run.transcript.warning, run.transcript.note)
             builtins = run.workspace.tools() + [connect_tool(available, clients, accept)]
-            shown = []
-
-            def turn() -> Turn:
-                tools = pool.assemble(builtins, agent_tools(clients.values(), naming.assign)).tools
-                if [t.name for t in tools] != shown:
-                    shown[:] = [t.name for t in tools]
-                    run.transcript.note("the model sees:\n" + pool.describe(tools))
-                return Turn(pool.system_prompt(BASE, clients), tools)
-
-            await run.agent(turn)
+            await run.agent(pool.rebuilt(BASE, builtins, clients, report=run.transcript.note))
 
 
 def options(parser) -> None:

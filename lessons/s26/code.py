@@ -27,9 +27,8 @@ import sys
 from contextlib import AsyncExitStack
 from pathlib import Path
 
-from harness import auth, cli, naming, pool, wire
+from harness import auth, cli, pool, wire
 from harness.loop import Turn
-from harness.mcp_client import agent_tools
 from harness.transport import Connections, ServerSpec
 from mock_servers.launch import serve_http
 
@@ -49,14 +48,13 @@ async def session(run: cli.Run) -> None:
             clients = {}
             state = await auth.open_remote(authorizer, lambda a: conns.open(ServerSpec("docs", "http", url=url), tap=tap, auth=a), clients)
             run.transcript.note(f"docs: {state}")
-            builtins, turn_numbers = run.workspace.tools(), itertools.count(1)
+            rebuilt, turn_numbers = pool.rebuilt(BASE, run.workspace.tools(), clients), itertools.count(1)
 
             def turn() -> Turn:
                 if next(turn_numbers) == AN_HOUR_LATER:
                     clock.advance(3600)
                     run.transcript.note("an hour passes: the harness clock jumps 3600 s, so the access token is about to expire")
-                tools = pool.assemble(builtins, agent_tools(clients.values(), naming.assign)).tools
-                return Turn(pool.system_prompt(BASE, clients), tools)
+                return rebuilt()
 
             await run.agent(turn)
 

@@ -358,10 +358,9 @@ def _basic(header: str | None) -> tuple[str, str] | None:
 
 def bind(port: int = 0) -> socket.socket:
     """A listening socket on 127.0.0.1 (port 0: the OS picks), so the real port is known before serving."""
-    sock = socket.socket()
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", port))
-    return sock
+    from mock_servers.serve import bind_loopback
+
+    return bind_loopback(port)
 
 
 def serve(app: Any, *socks: socket.socket) -> None:

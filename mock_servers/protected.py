@@ -149,12 +149,12 @@ def build(mcp_port: int, as_port: int, clock: Clock = time.time, access_lifetime
     from starlette.responses import JSONResponse
     from starlette.routing import Route
 
-    from mock_servers.serve import Options, _Counters, build_server
+    from mock_servers.serve import Options, Counters, build_server
 
     base, issuer = f"http://127.0.0.1:{mcp_port}", f"http://127.0.0.1:{as_port}"
     resource = base + MCP_PATH
     server = AuthorizationServer(issuer, {resource: (READ, WRITE)}, (READ,), clock=clock, access_lifetime=access_lifetime)
-    mcp = build_server(protected_docs(), Options("http"), _Counters())
+    mcp = build_server(protected_docs(), Options("http"), Counters())
     security = TransportSecuritySettings(enable_dns_rebinding_protection=True, allowed_hosts=["127.0.0.1:*", "localhost:*"],
                                          allowed_origins=["http://127.0.0.1:*", "http://localhost:*"])
     mcp_app = mcp.streamable_http_app(streamable_http_path=MCP_PATH, transport_security=security, session_idle_timeout=None)

@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import socket
 import sys
 import time
 from dataclasses import dataclass
@@ -64,7 +65,7 @@ class Options:
     forget_sessions_after: int | None = None
 
 
-class _Counters:
+class Counters:
     """What one server process has seen so far; owned by that process's one server."""
 
     def __init__(self) -> None:
@@ -99,7 +100,7 @@ def _say(definition: ServerDef, text: str) -> None:
     print(f"{definition.name}: {text}", file=sys.stderr, flush=True)
 
 
-def build_server(definition: ServerDef, options: Options, counters: _Counters) -> Any:
+def build_server(definition: ServerDef, options: Options, counters: Counters) -> Any:
     """The low-level SDK server for ``definition``, with the fault switches wired in."""
     import anyio
     import mcp_types as types
@@ -147,7 +148,7 @@ class _InjectingStdout:
     keeps it from ever landing in the middle of a frame.
     """
 
-    def __init__(self, inner: Any, counters: _Counters) -> None:
+    def __init__(self, inner: Any, counters: Counters) -> None:
         self._inner, self._counters = inner, counters
 
     async def write(self, text: str) -> None:
@@ -160,7 +161,7 @@ class _InjectingStdout:
         await self._inner.flush()
 
 
-async def _run_stdio(server: Any, options: Options, counters: _Counters) -> None:
+async def _run_stdio(server: Any, options: Options, counters: Counters) -> None:
     from mcp.server.stdio import stdio_server
 
     stdout = None
@@ -188,7 +189,7 @@ class _ForgetSessions:
     the outcome deterministic: that request is the first to get 404.
     """
 
-    def __init__(self, app: Any, counters: _Counters, path: str) -> None:
+    def __init__(self, app: Any, counters: Counters, path: str) -> None:
         self._app, self._counters, self._path = app, counters, path
         self._sessions: list[str] = []
 
@@ -236,7 +237,17 @@ class _SSEEndpoint:
             await self._server.run(read, write, self._server.create_initialization_options())
 
 
-def _http_app(server: Any, options: Options, counters: _Counters) -> tuple[Any, str]:
+def bind_loopback(port: int = 0) -> socket.socket:
+    """A TCP socket bound to 127.0.0.1, so the real port is known before serving."""
+    # IPPROTO_TCP explicitly: asyncio sets TCP_NODELAY only on accepted sockets whose proto says TCP;
+    # with proto 0 every small SSE write waits out a delayed ACK (~40 ms per call).
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((HOST, port))
+    return sock
+
+
+def _http_app(server: Any, options: Options, counters: Counters) -> tuple[Any, str]:
     from mcp.server.transport_security import TransportSecuritySettings
 
     # What the SDK enables by itself for a 127.0.0.1 host: DNS-rebinding protection.
@@ -258,8 +269,7 @@ def _http_app(server: Any, options: Options, counters: _Counters) -> tuple[Any, 
     return Starlette(routes=routes), "/sse"
 
 
-def _run_http(server: Any, options: Options, counters: _Counters) -> None:
-    import socket
+def _run_http(server: Any, options: Options, counters: Counters) -> None:
 
     import uvicorn
     from sse_starlette.sse import EventSourceResponse
@@ -267,11 +277,7 @@ def _run_http(server: Any, options: Options, counters: _Counters) -> None:
     # The SSE keep-alive comment carries the wall-clock time; loopback needs no keep-alive.
     EventSourceResponse.DEFAULT_PING_INTERVAL = 0
     app, path = _http_app(server, options, counters)
-    # IPPROTO_TCP explicitly: asyncio sets TCP_NODELAY only on accepted sockets whose proto says TCP;
-    # with proto 0 every small SSE write waits out a delayed ACK (~40 ms per call).
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind((HOST, options.port))  # port 0: the OS picks a free one, reported in the READY line
+    sock = bind_loopback(options.port)  # port 0: the OS picks a free one, reported in the READY line
     url = f"http://{HOST}:{sock.getsockname()[1]}{path}"
 
     class ReadyServer(uvicorn.Server):
@@ -296,7 +302,7 @@ def main(argv: list[str] | None = None, name: str | None = None) -> int:
         _say(definition, f"starting {definition.name} {definition.version} over {options.transport}")
     if options.slow_start:
         time.sleep(options.slow_start)
-    counters = _Counters()
+    counters = Counters()
     server = build_server(definition, options, counters)
     if options.transport == "stdio":
         import anyio

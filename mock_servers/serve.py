@@ -270,7 +270,6 @@ def _http_app(server: Any, options: Options, counters: Counters) -> tuple[Any, s
 
 
 def _run_http(server: Any, options: Options, counters: Counters) -> None:
-
     import uvicorn
     from sse_starlette.sse import EventSourceResponse
 

@@ -171,6 +171,18 @@ def test_network_transports_serve_the_catalog_on_loopback(name, transport):
     anyio.run(main)
 
 
+def test_protected_server_and_its_authorization_server_listen_on_loopback_only():
+    async def main():
+        with anyio.fail_after(DEADLINE):
+            async with serve_http("docs", "http", module="mock_servers.protected") as url:
+                assert url.startswith("http://127.0.0.1:")
+                listeners = _listening(_server_pid())
+                assert len(listeners) == 2, f"expected the MCP server and its authorization server, got {listeners}"
+                assert all(table == "tcp" and address.startswith("0100007F:") for table, address in listeners), listeners
+
+    anyio.run(main)
+
+
 def test_forget_sessions_after_n_calls_gives_404_on_the_next_request():
     import httpx2
     from mcp import ClientSession

@@ -16,7 +16,7 @@ import anyio
 import pytest
 from conftest import ROOT, run_lesson
 
-from harness.errors import ServerError, ToolError
+from harness.errors import ConfigError, ServerError, ToolError
 from harness.transcript import Transcript
 from harness.transport import Connections, ServerSpec, State, Timeouts, connect
 from harness.wire import WireTap
@@ -220,3 +220,18 @@ def test_tap_renumbers_ids_per_server_and_across_sessions():
     ids = [(s, d, m.get("id", m.get("params", {}).get("requestId"))) for s, d, m in seen]
     assert ids == [("a", "send", 1), ("a", "recv", 1), ("b", "send", 1), ("a", "recv", "s1"),
                    ("a", "send", "s1"), ("a", "send", 1), ("a", "send", 2)]
+
+
+@pytest.mark.parametrize(
+    ("fields", "message"),
+    [
+        ({"transport": "ws", "url": "ws://127.0.0.1:1"}, "server 'x': field 'transport': expected one of stdio, sse, http"),
+        ({"transport": "stdio"}, "server 'x': field 'command': required for transport 'stdio'"),
+        ({"transport": "http"}, "server 'x': field 'url': required for transport 'http'"),
+        ({"transport": "sse", "command": "python"}, "server 'x': field 'url': required for transport 'sse'"),
+    ],
+)
+def test_a_bad_server_spec_names_the_server_and_field(fields, message):
+    with pytest.raises(ConfigError) as caught:
+        ServerSpec("x", **fields)
+    assert str(caught.value) == message

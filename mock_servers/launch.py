@@ -24,6 +24,7 @@ from collections import deque
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 import anyio
 from anyio.abc import Process
@@ -34,6 +35,17 @@ READY_TIMEOUT = 20.0  # seconds; a cold SDK import alone takes 1-2 s on a busy 2
 STOP_GRACE = 2.0  # seconds between SIGTERM and SIGKILL; the servers exit on SIGTERM within ~1 s
 STDERR_TAIL = 20  # lines kept for the error message
 _ROOT = Path(__file__).resolve().parent.parent
+
+
+def fault_option(parser: Any, example: str) -> None:
+    """``--fault SERVER:FLAG`` (repeatable): start one server with one of serve.py's fault switches."""
+    parser.add_argument("--fault", action="append", default=[], metavar="SERVER:FLAG",
+                        help=f"start SERVER with a fault flag, e.g. {example} (repeatable)")
+
+
+def fault_flags(name: str, faults: list[str]) -> list[str]:
+    """The flags that ``--fault`` values give server ``name``: ``docs:--hang-on=search`` -> ``--hang-on=search``."""
+    return [flag for server, _, flag in (f.partition(":") for f in faults) if server == name]
 
 
 def command(name: str, transport: str, *flags: str, module: str | None = None) -> list[str]:

@@ -26,6 +26,7 @@ import sys
 from harness import cli, naming, pool, wire
 from harness.connect import connect_tool
 from harness.transport import Connections, ServerSpec, Timeouts
+from mock_servers.launch import fault_flags, fault_option
 
 BASE = "You are a coding agent. Use the tools to answer; connect MCP servers when you need them; be brief."
 SERVERS = ("docs", "deploy")
@@ -34,7 +35,7 @@ CHILD_ENV = {"PYTHONHASHSEED": "0", "PYTHONUTF8": "1"}  # on top of the SDK's sa
 
 def spec(name: str, faults: list[str]) -> ServerSpec:
     """How to start one server: a command line, run from the repository root."""
-    flags = [flag for server, _, flag in (f.partition(":") for f in faults) if server == name]
+    flags = fault_flags(name, faults)
     args = ("-m", f"mock_servers.{name}", "--transport", "stdio", *flags)
     return ServerSpec(name, "stdio", command=sys.executable, args=args, env=CHILD_ENV, cwd=str(cli.ROOT))
 
@@ -52,8 +53,7 @@ async def session(run: cli.Run) -> None:
 
 def options(parser) -> None:
     wire.options(parser)
-    parser.add_argument("--fault", action="append", default=[], metavar="SERVER:FLAG",
-                        help="start SERVER with a fault flag, e.g. deploy:--exit-at-start=4 (repeatable)")
+    fault_option(parser, "deploy:--exit-at-start=4")
     parser.add_argument("--call-timeout", type=float, default=Timeouts.call, metavar="SECONDS",
                         help=f"the call timeout (default: {Timeouts.call:g})")
 

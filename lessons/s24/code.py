@@ -26,7 +26,7 @@ from contextlib import AsyncExitStack
 from harness import cli, naming, pool, wire
 from harness.connect import connect_tool
 from harness.transport import Connections, ServerSpec, Timeouts
-from mock_servers.launch import serve_http
+from mock_servers.launch import fault_flags, fault_option, serve_http
 
 BASE = "You are a coding agent. Use the tools to answer; connect MCP servers when you need them; be brief."
 SERVERS = ("docs", "deploy")
@@ -38,7 +38,7 @@ async def session(run: cli.Run) -> None:
         async with AsyncExitStack() as stack:  # closed in reverse: connections first, then the servers
             urls = {}
             for name in SERVERS:
-                flags = [flag for server, _, flag in (f.partition(":") for f in run.args.fault) if server == name]
+                flags = fault_flags(name, run.args.fault)
                 urls[name] = await stack.enter_async_context(serve_http(name, TRANSPORT, *flags))
                 run.transcript.note(f"{name} server is listening at {urls[name]}")
             conns = await stack.enter_async_context(Connections(run.transcript, timeouts=Timeouts(call=run.args.call_timeout)))
@@ -51,8 +51,7 @@ async def session(run: cli.Run) -> None:
 
 def options(parser) -> None:
     wire.options(parser)
-    parser.add_argument("--fault", action="append", default=[], metavar="SERVER:FLAG",
-                        help="start SERVER with a fault flag, e.g. docs:--hang-on=search (repeatable)")
+    fault_option(parser, "docs:--hang-on=search")
     parser.add_argument("--call-timeout", type=float, default=Timeouts.call, metavar="SECONDS",
                         help=f"the call timeout (default: {Timeouts.call:g})")
 

@@ -7,7 +7,10 @@ Serves SITE_DIR on 127.0.0.1 (a free port), then for the home page and every les
 - loads it in Chromium with a net log, and fails if the page asked for any URL outside the
   local server (host resolution outside 127.0.0.1 is also blocked, so nothing goes out);
 - if the page has a mermaid block, fails unless Material replaced every <pre class="mermaid">
-  with a rendered diagram (a <div class="mermaid"> whose SVG lives in a shadow root).
+  with a rendered diagram (a <div class="mermaid"> whose SVG lives in a shadow root);
+- parses every mermaid block of the site with the vendored mermaid.parse in one page, and
+  fails on a syntax error (mermaid would otherwise draw an error picture, which the DOM
+  check above cannot see inside the shadow root).
 Screenshots of the home page and the first lesson with a diagram go to SHOT_DIR; look at them.
 
 Needs Debian's chromium (apt-get install -y chromium). check_offline.py is the browserless
@@ -17,7 +20,9 @@ check for CI; this one is for a person, or CI where chromium is installed.
 from __future__ import annotations
 
 import functools
+import html
 import json
+import re
 import subprocess
 import sys
 import tempfile
@@ -74,6 +79,37 @@ def check_page(origin: str, rel: str, shots: Path, shoot: bool) -> tuple[list[st
     return problems, shot
 
 
+_BLOCK = re.compile(r'<pre class="mermaid"><code>(.*?)</code></pre>', re.S)
+_PARSE_PAGE = """<!doctype html><meta charset="utf-8"><pre id="out"></pre>
+<script src="assets/vendor/mermaid/mermaid.min.js"></script>
+<script>
+(async () => {
+  const blocks = %s, out = [];
+  for (const [where, text] of blocks) {
+    try { await mermaid.parse(text); out.push("ok " + where); }
+    catch (e) { out.push("ERROR " + where + ": " + String(e.message || e).split("\\n")[0]); }
+  }
+  document.getElementById("out").textContent = out.join("\\n") + "\\nDONE";
+})();
+</script>"""
+
+
+def check_mermaid_syntax(site: Path, origin: str) -> list[str]:
+    """Every mermaid block in the built site, parsed by the vendored mermaid in one page."""
+    blocks = [(f"{page.relative_to(site).as_posix()}#{i}", html.unescape(text))
+              for page in sorted(site.rglob("*.html"))
+              for i, text in enumerate(_BLOCK.findall(page.read_text(encoding="utf-8")), 1)]
+    probe = site / "_mermaid_parse.html"
+    probe.write_text(_PARSE_PAGE % json.dumps(blocks), encoding="utf-8")
+    try:
+        dom = chromium(f"{origin}/{probe.name}", "--dump-dom")
+    finally:
+        probe.unlink()
+    if "DONE" not in dom:
+        return ["mermaid syntax check did not finish"]
+    return [line.removeprefix("ERROR ") for line in html.unescape(dom).splitlines() if line.startswith("ERROR ")]
+
+
 def main(argv: list[str]) -> int:
     repo = Path(__file__).resolve().parent.parent
     site = Path(argv[0]) if argv else repo / ".site-build"
@@ -91,6 +127,7 @@ def main(argv: list[str]) -> int:
             found, shot = check_page(origin, page, shots, shoot=not shot_taken)
             shot_taken = shot_taken or shot
             problems += found
+        problems += check_mermaid_syntax(site, origin)
     finally:
         server.shutdown()
     for problem in problems:

@@ -62,7 +62,9 @@ async def run_agent(
         messages.append(reply.as_message())
         if not reply.tool_calls:
             return messages
-        tools = {t.name: t for t in turn.tools}
+        tools: dict[str, Tool] = {}
+        for tool in turn.tools:
+            tools.setdefault(tool.name, tool)  # first one wins, as in the pool (s22)
         messages.append({"role": "user", "content": [await _run_call(call, tools, transcript) for call in reply.tool_calls]})
     transcript.warning(f"stopped after {max_turns} turns without a final answer")
     return messages

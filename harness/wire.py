@@ -124,11 +124,27 @@ def _as_dict(item: Any) -> dict[str, Any]:
     return item.message.model_dump(by_alias=True, mode="json", exclude_none=True)
 
 
-class _TapRead:
-    """Server -> harness. Keeps the wrapped stream's ``last_context`` (the SDK reads it)."""
+class _Tapped:
+    """A stream wrapper that records each message; closing goes to the wrapped stream."""
 
     def __init__(self, inner: Any, record: Callable[[Any], None]) -> None:
         self._inner, self._record = inner, record
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    def close(self) -> None:
+        self._inner.close()
+
+    async def __aenter__(self) -> Any:
+        return self
+
+    async def __aexit__(self, et: type[BaseException] | None, ev: BaseException | None, tb: TracebackType | None) -> None:
+        await self.aclose()
+
+
+class _TapRead(_Tapped):
+    """Server -> harness. Keeps the wrapped stream's ``last_context`` (the SDK reads it)."""
 
     @property
     def last_context(self) -> Any:
@@ -150,40 +166,13 @@ class _TapRead:
         except anyio.EndOfStream:
             raise StopAsyncIteration from None
 
-    async def aclose(self) -> None:
-        await self._inner.aclose()
 
-    def close(self) -> None:
-        self._inner.close()
-
-    async def __aenter__(self) -> _TapRead:
-        return self
-
-    async def __aexit__(self, et: type[BaseException] | None, ev: BaseException | None, tb: TracebackType | None) -> None:
-        await self.aclose()
-
-
-class _TapWrite:
+class _TapWrite(_Tapped):
     """Harness -> server."""
-
-    def __init__(self, inner: Any, record: Callable[[Any], None]) -> None:
-        self._inner, self._record = inner, record
 
     async def send(self, item: Any) -> None:
         self._record(item)
         await self._inner.send(item)
-
-    async def aclose(self) -> None:
-        await self._inner.aclose()
-
-    def close(self) -> None:
-        self._inner.close()
-
-    async def __aenter__(self) -> _TapWrite:
-        return self
-
-    async def __aexit__(self, et: type[BaseException] | None, ev: BaseException | None, tb: TracebackType | None) -> None:
-        await self.aclose()
 
 
 # --- the lessons' command line ---------------------------------------------------------

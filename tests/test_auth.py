@@ -13,6 +13,7 @@ import json
 import logging
 import os
 import stat
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import anyio
@@ -62,6 +63,14 @@ class Scene:
 
     def authorizer(self, **kwargs) -> Authorizer:
         return Authorizer("docs", self.url, self.store, self.transcript, clock=self.clock, **kwargs)
+
+    @asynccontextmanager
+    async def signed_in(self):
+        """A harness run whose authorizer may open the browser at once; yields (state, authorizer, clients)."""
+        async with Connections(self.transcript) as conns, self.authorizer() as authz:
+            clients: dict = {}
+            authz.interactive = True
+            yield await connect_docs(self, conns, authz, clients), authz, clients
 
 
 def scene(test, tmp_path: Path, access_lifetime: int = 3600):
@@ -128,10 +137,8 @@ def test_protected_server_challenges_with_resource_metadata(tmp_path):
 
 def test_expired_token_gets_401_invalid_token(tmp_path):
     async def test(s: Scene):
-        async with Connections(s.transcript) as conns, s.authorizer() as authz:
-            clients: dict = {}
-            authz.interactive = True
-            assert await connect_docs(s, conns, authz, clients) == "connected"
+        async with s.signed_in() as (state, authz, clients):
+            assert state == "connected"
             token = (await authz.store.get_tokens()).access_token
         s.clock.now += 3600
         async with httpx2.AsyncClient() as http:
@@ -165,10 +172,7 @@ def test_needs_auth_offers_only_authenticate_then_swaps_in_the_real_tools(tmp_pa
 
 def test_refresh_happens_before_expiry_and_rotates(tmp_path):
     async def test(s: Scene):
-        async with Connections(s.transcript) as conns, s.authorizer() as authz:
-            clients: dict = {}
-            authz.interactive = True
-            await connect_docs(s, conns, authz, clients)
+        async with s.signed_in() as (_, authz, clients):
             first = await authz.store.get_tokens()
             s.clock.now += 3600 - 299  # 299 s left: inside the 300 s margin, the server would still accept it
             assert "docs 1.4.2" in await clients["docs"].call_tool("get_version", {})
@@ -183,10 +187,7 @@ def test_refresh_happens_before_expiry_and_rotates(tmp_path):
 
 def test_403_insufficient_scope_steps_up_and_retries(tmp_path):
     async def test(s: Scene):
-        async with Connections(s.transcript) as conns, s.authorizer() as authz:
-            clients: dict = {}
-            authz.interactive = True
-            await connect_docs(s, conns, authz, clients)
+        async with s.signed_in() as (_, authz, clients):
             assert (await authz.store.get_tokens()).scope == "docs:read"
             assert await clients["docs"].call_tool("publish", {"title": "Hooks"}) == "published 'Hooks' to the team documentation"
             assert (await authz.store.get_tokens()).scope == "docs:read docs:write"
@@ -216,10 +217,7 @@ def test_a_restart_reuses_tokens_and_registration(tmp_path):
 
 def test_a_401_after_revocation_runs_the_flow_again(tmp_path):
     async def test(s: Scene):
-        async with Connections(s.transcript) as conns, s.authorizer() as authz:
-            clients: dict = {}
-            authz.interactive = True
-            await connect_docs(s, conns, authz, clients)
+        async with s.signed_in() as (_, authz, clients):
             s.server.access.clear()  # the server forgets every access token
             assert "hooks" in await clients["docs"].call_tool("search", {"query": "hooks"})
             assert s.out.getvalue().count("/authorize?") == 2

@@ -17,7 +17,8 @@ import anyio
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from harness.transport import Connections, ServerSpec  # noqa: E402
+from harness.connection import Connections  # noqa: E402
+from harness.spec import ServerSpec  # noqa: E402
 from mock_servers.launch import serve_http  # noqa: E402
 
 

@@ -1,11 +1,11 @@
-"""Spawn-to-listed time and call round trip per transport: the plain SDK vs harness.transport.
+"""Spawn-to-listed time and call round trip per transport: the plain SDK vs harness.connection.
 
     .venv/bin/python bench/transports.py [--calls 200] [--rounds 1]
 
 For stdio, sse and http it starts the ``docs`` mock server, measures the time from spawn
 to ``tools/list`` answered, then makes N sequential ``search`` calls and reports the median
 and 90th percentile round trip, once through a plain SDK ``ClientSession`` and once
-through ``harness.transport.connect``, side by side in one run (the machine is shared
+through ``harness.connection.connect``, side by side in one run (the machine is shared
 and noisy, so only ratios within a run mean much). Not a test: nothing is asserted.
 """
 
@@ -23,7 +23,8 @@ import anyio
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from harness.transport import ServerSpec, connect  # noqa: E402
+from harness.connection import connect  # noqa: E402
+from harness.spec import ServerSpec  # noqa: E402
 from mock_servers.launch import serve_http  # noqa: E402
 
 ARGS = {"query": "mcp"}

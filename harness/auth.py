@@ -20,11 +20,12 @@ host:
 - ``Authorizer``: all of that for one server, plus a trace of every HTTP exchange the
   auth flow takes part in (method, URL, status, challenge; never a body or credential),
   and every secret registered with the transcript's normaliser the moment it exists.
-- ``needs-auth`` as a state: ``open_remote`` connects with stored tokens if they work;
-  otherwise the server is listed as ``needs-auth`` with one tool, ``authenticate``
-  (``mcp__{server}__authenticate`` to the model). Calling it runs the browser flow,
-  connects, and swaps the real server in under the same name, so the next pool has the
-  server's real tools instead (everything under the ``mcp__{server}__`` prefix changes).
+- ``needs-auth`` as a state: the hub connector from ``connector`` connects with stored
+  tokens if they work; otherwise the hub lists the server as ``needs-auth`` with one
+  tool, ``authenticate`` (``mcp__{server}__authenticate`` to the model). Calling it runs
+  the browser flow, connects, and asks the hub to promote the real connection under the
+  same name, so the next pool has the server's real tools instead (everything under the
+  ``mcp__{server}__`` prefix changes).
 
 Introduced by s26. Not handled here: revocation (RFC 7009), a cross-process refresh lock,
 client credentials (``harness.conformance`` shows those), keychains.
@@ -39,7 +40,7 @@ import re
 import tempfile
 import time
 import webbrowser
-from collections.abc import Awaitable, Callable, MutableMapping
+from collections.abc import Awaitable, Callable
 from dataclasses import fields
 from pathlib import Path
 from typing import Any
@@ -52,8 +53,11 @@ from mcp.client.auth import OAuthClientProvider
 from mcp.client.auth.oauth2 import OAuthContext
 from mcp.shared.auth import AuthorizationCodeResult, OAuthClientInformationFull, OAuthClientMetadata, OAuthToken
 
-from harness.errors import ServerError, ToolError
+from harness.errors import AuthRequired, ServerError, ToolError
+from harness.hub import Connector, Hub
 from harness.mcp_client import Client
+from harness.results import ToolResult
+from harness.spec import State
 from harness.transcript import Transcript
 
 Clock = Callable[[], float]
@@ -440,9 +444,9 @@ def _describe(request: httpx2.Request, response: httpx2.Response) -> str:
 class NeedsAuth:
     """A server that wants authorization, as a client with one tool: ``authenticate``."""
 
-    def __init__(self, authorizer: Authorizer, opener: Opener, clients: MutableMapping[str, Client]) -> None:
+    def __init__(self, authorizer: Authorizer, opener: Opener, hub: Hub) -> None:
         self.name = authorizer.name
-        self.authorizer, self.opener, self.clients = authorizer, opener, clients
+        self.authorizer, self.opener, self.hub = authorizer, opener, hub
         self.tools = [{
             "name": AUTHENTICATE,
             "description": f"The MCP server '{self.name}' needs authorization. Call this to sign in; its real tools replace this one.",
@@ -450,7 +454,7 @@ class NeedsAuth:
             "annotations": {"readOnlyHint": True},
         }]
 
-    async def call_tool(self, tool: str, arguments: dict[str, Any]) -> str:
+    async def call_tool(self, tool: str, arguments: dict[str, Any]) -> ToolResult:
         if tool != AUTHENTICATE:
             raise ToolError(f"server '{self.name}' needs authorization; call its authenticate tool first")
         self.authorizer.interactive, self.authorizer.failure = True, None
@@ -458,22 +462,24 @@ class NeedsAuth:
             client = await self.opener(self.authorizer.auth)
         except ServerError as exc:
             raise ToolError(f"server '{self.name}': authorization failed: {self.authorizer.failure or exc}") from None
-        self.clients[self.name] = client  # the swap: every mcp__{name}__ tool is replaced next turn
+        entry = await self.hub.promote(self.name, client)  # the swap: every mcp__{name}__ tool is replaced next turn
+        if entry.state is not State.CONNECTED:
+            raise ToolError(f"server '{self.name}': authorized, but not connected: {entry.error}")
         names = [t["name"] for t in client.tools]
-        return f"Authorized '{self.name}'. Its {len(names)} tools replace the authenticate tool: {', '.join(names)}"
+        return ToolResult.of(f"Authorized '{self.name}'. Its {len(names)} tools replace the authenticate tool: {', '.join(names)}")
 
 
-async def open_remote(authorizer: Authorizer, opener: Opener, clients: MutableMapping[str, Client]) -> str:
-    """Connect with what the store holds; a server that answers 401 joins as ``needs-auth``.
+def connector(authorizer: Authorizer, opener: Opener, hub: Hub) -> Connector:
+    """A hub connector that uses what the store holds; a server answering 401 joins as ``needs-auth``."""
 
-    Returns the state: "connected" or "needs-auth". Any other failure raises.
-    """
-    try:
-        clients[authorizer.name] = await opener(authorizer.auth)
+    async def connect() -> Client:
+        try:
+            client = await opener(authorizer.auth)
+        except ServerError as exc:
+            if not authorizer.needs_authorization:
+                raise
+            raise AuthRequired(f"server '{authorizer.name}': needs authorization", NeedsAuth(authorizer, opener, hub)) from exc
         authorizer.interactive = True  # authorized before: a later step-up may use the browser
-        return "connected"
-    except ServerError:
-        if not authorizer.needs_authorization:
-            raise
-    clients[authorizer.name] = NeedsAuth(authorizer, opener, clients)
-    return "needs-auth"
+        return client
+
+    return connect

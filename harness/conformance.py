@@ -3,7 +3,7 @@
     python -m harness.conformance URL      (the suite appends URL; MCP_CONFORMANCE_SCENARIO names the scenario)
     .ci/conformance/run.sh .venv/bin/python -m harness.conformance
 
-Everything goes through ``harness.transport`` (Streamable HTTP), exactly as the lessons
+Everything goes through ``harness.connection`` (Streamable HTTP), exactly as the lessons
 connect: initialize, tools/list, then each tool called once with arguments made from its
 input schema. The only thing added for the suite is an elicitation callback that accepts
 with the schema's default values (SEP-1034). The SSE stream reconnect of ``sse-retry``
@@ -36,7 +36,8 @@ import mcp_types as types
 
 from harness.errors import HarnessError, ToolError
 from harness.transcript import Transcript
-from harness.transport import ServerSpec, connect
+from harness.connection import connect
+from harness.spec import ServerSpec
 
 CIMD_URL = "https://conformance-test.local/client-metadata.json"  # the document the suite's CIMD scenario expects
 EXAMPLES = {"string": "test", "number": 1, "integer": 1, "boolean": True}
@@ -139,7 +140,7 @@ async def _exercise(url: str, scenario: str, out: Any, auth: Any) -> int:
         if scenario != "initialize":
             for tool in conn.tools:
                 try:
-                    text = await conn.call_tool(tool["name"], example_arguments(tool.get("inputSchema") or {}))
+                    text = (await conn.call_tool(tool["name"], example_arguments(tool.get("inputSchema") or {}))).text()
                     print(f"{tool['name']}: {text}", file=out)
                 except ToolError as exc:  # graded on the wire, not by us: report and go on
                     print(f"{tool['name']}: error: {exc}", file=out)

@@ -9,9 +9,10 @@ turn). The answers are the ones a model can act on:
     'docs' is already connected
     unknown server 'jira'; available: deploy, docs          (an error result)
 
-``accept`` lets a later lesson veto a connection before it joins (s21 refuses a server
-whose tool names would collide with ones already in the pool); the veto's message goes
-back to the model and the already-connected servers are untouched.
+The tool owns nothing: the servers it may connect are the hub's entries, and it asks the
+hub to connect them. A server the hub refuses (s21: its tool names would collide) or
+that fails to start is an error result naming why; the servers already connected are
+untouched, and a failed server can be asked for again.
 
 Introduced by s20. Not handled here: disconnecting, configuration files (s27), connection
 states and retries (s28).
@@ -19,45 +20,38 @@ states and retries (s28).
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping, MutableMapping
 from typing import Any
 
-from harness.errors import HarnessError, ToolError
-from harness.mcp_client import Client
+from harness.errors import ServerError, ToolError
+from harness.hub import LIVE, Hub
+from harness.spec import State
 from harness.tools import Tool
 
-Connector = Callable[[], Awaitable[Client]]
-Accept = Callable[[Mapping[str, Client]], None]
 
-
-def connect_tool(available: Mapping[str, Connector], clients: MutableMapping[str, Client], accept: Accept | None = None) -> Tool:
-    """A ``connect_mcp`` tool that adds to ``clients`` from the servers in ``available``."""
+def connect_tool(hub: Hub) -> Tool:
+    """A ``connect_mcp`` tool that asks ``hub`` to connect one of its servers."""
 
     async def connect_mcp(args: dict[str, Any]) -> str:
         name = args.get("name")
         if not isinstance(name, str) or not name:
             raise ToolError("argument 'name': expected a server name")
-        if name in clients:
+        entry = hub.entries.get(name)
+        if entry is None:
+            raise ToolError(f"unknown server '{name}'; available: {', '.join(sorted(hub.entries))}")
+        if entry.state in LIVE:
             return f"'{name}' is already connected"
-        if name not in available:
-            raise ToolError(f"unknown server '{name}'; available: {', '.join(sorted(available))}")
-        client = await available[name]()
-        if accept is not None:
-            try:
-                accept({**clients, name: client})
-            except HarnessError as exc:
-                # A refused client must not linger: from s23 on it is a live process.
-                close = getattr(client, "aclose", None)
-                if close is not None:
-                    await close()
-                raise ToolError(f"'{name}' not connected: {exc}") from None
-        clients[name] = client
-        tools = [t["name"] for t in client.tools]
+        entry = await hub.connect(name)
+        if entry.state is State.FAILED:
+            error = entry.error
+            raise ToolError(str(error) if isinstance(error, ServerError) else f"'{name}' not connected: {error}")
+        tools = [t["name"] for t in entry.tools]
+        if entry.state is State.NEEDS_AUTH:
+            return f"'{name}' needs authorization: call its {', '.join(tools)} tool to sign in"
         return f"Connected to '{name}'. Discovered {len(tools)} tool{'' if len(tools) == 1 else 's'}: {', '.join(tools)}"
 
     schema = {
         "type": "object",
-        "properties": {"name": {"type": "string", "description": "server name, one of: " + ", ".join(sorted(available))}},
+        "properties": {"name": {"type": "string", "description": "server name, one of: " + ", ".join(sorted(hub.entries))}},
         "required": ["name"],
     }
     return Tool("connect_mcp", "Connect an MCP server by name; its tools become available from the next turn.", schema, connect_mcp)

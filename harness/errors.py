@@ -8,6 +8,7 @@
     ├── NameCollision             two tools normalize to the same model-facing name
     ├── ModelError                the live model failed (network, API error, bad reply)
     ├── ServerError               an MCP server could not be reached, spawned or kept alive
+    │   └── AuthRequired          the server wants a sign-in first; carries a stand-in client
     └── ToolError                 a tool call failed; the agent loop hands it to the model
 
 Rules every raiser follows:
@@ -52,6 +53,14 @@ class ModelError(HarnessError):
 
 class ServerError(HarnessError):
     """An MCP server could not be connected, spawned or kept alive."""
+
+
+class AuthRequired(ServerError):
+    """The server answered 401: it joins the hub as ``needs-auth`` with ``stand_in`` as its client."""
+
+    def __init__(self, message: str, stand_in: object) -> None:
+        super().__init__(message)
+        self.stand_in = stand_in
 
 
 class ToolError(HarnessError):

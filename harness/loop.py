@@ -8,8 +8,15 @@ A tool that fails with ``ToolError`` (a bad path, an MCP server's error, an unkn
 name from a live model) becomes an error result the model can read and react to. Every
 other exception is a bug or a setup problem and propagates.
 
+Each call passes through a ``Policy``, three seams that later lessons fill and that do
+nothing by default:
+
+    before_call(call, tool)          -> None to run it, or a ToolResult to use instead (s31: a denial)
+    after_result(call, tool, result) -> the result the model gets (s32: output limits)
+    render(result)                   -> what goes into the tool_result block (default: text)
+
 Introduced by s19. Not handled here: parallel tool calls (calls run in order, which keeps
-transcripts deterministic), context compaction, permissions (s31).
+transcripts deterministic), context compaction, permissions (s31), output limits (s32).
 """
 
 from __future__ import annotations
@@ -21,6 +28,7 @@ from typing import Any
 
 from harness.errors import ToolError
 from harness.model import Model, ToolCall
+from harness.results import ToolResult
 from harness.tools import Tool
 from harness.transcript import Transcript
 
@@ -38,12 +46,30 @@ class Turn:
 PoolSource = Callable[[], "Turn | Awaitable[Turn]"]
 
 
+async def _run_it(call: ToolCall, tool: Tool) -> None:
+    return None
+
+
+async def _unchanged(call: ToolCall, tool: Tool, result: ToolResult) -> ToolResult:
+    return result
+
+
+@dataclass(frozen=True)
+class Policy:
+    """The hooks around each call. Every default lets the call through untouched."""
+
+    before_call: Callable[[ToolCall, Tool], Awaitable[ToolResult | None]] = _run_it
+    after_result: Callable[[ToolCall, Tool, ToolResult], Awaitable[ToolResult]] = _unchanged
+    render: Callable[[ToolResult], Any] = ToolResult.text
+
+
 async def run_agent(
     model: Model,
     prompt: str,
     pool: PoolSource,
     transcript: Transcript,
     max_turns: int = DEFAULT_MAX_TURNS,
+    policy: Policy = Policy(),
 ) -> list[dict[str, Any]]:
     """Run one user prompt to the end; returns the whole conversation."""
     messages: list[dict[str, Any]] = [{"role": "user", "content": prompt}]
@@ -65,22 +91,28 @@ async def run_agent(
         tools: dict[str, Tool] = {}
         for tool in turn.tools:
             tools.setdefault(tool.name, tool)  # first one wins, as in the pool (s22)
-        messages.append({"role": "user", "content": [await _run_call(call, tools, transcript) for call in reply.tool_calls]})
+        messages.append({"role": "user", "content": [await _run_call(call, tools, transcript, policy) for call in reply.tool_calls]})
     transcript.warning(f"stopped after {max_turns} turns without a final answer")
     return messages
 
 
-async def _run_call(call: ToolCall, tools: dict[str, Tool], transcript: Transcript) -> dict[str, Any]:
+async def _run_call(call: ToolCall, tools: dict[str, Tool], transcript: Transcript, policy: Policy) -> dict[str, Any]:
     transcript.emit("tool_call", name=call.name, input=call.input)
-    try:
-        tool = tools.get(call.name)
-        if tool is None:
-            raise ToolError(f"unknown tool '{call.name}'")
-        content, is_error = await tool.call(call.input), False
-    except ToolError as exc:
-        content, is_error = str(exc), True
-    transcript.emit("tool_result", name=call.name, content=content, is_error=is_error)
-    return {"type": "tool_result", "tool_use_id": call.id, "content": content, "is_error": is_error}
+    tool = tools.get(call.name)
+    if tool is None:
+        result = ToolResult.failure(f"unknown tool '{call.name}'")
+    else:
+        result = await policy.before_call(call, tool)
+        if result is None:
+            try:
+                result = ToolResult.of(await tool.call(call.input))
+            except ToolError as exc:
+                result = ToolResult.failure(str(exc))
+        result = await policy.after_result(call, tool, result)
+    content = policy.render(result)
+    shown = content if isinstance(content, str) else ToolResult(tuple(content)).text()
+    transcript.emit("tool_result", name=call.name, content=shown, is_error=result.is_error)
+    return {"type": "tool_result", "tool_use_id": call.id, "content": content, "is_error": result.is_error}
 
 
 def _report_changes(before: Turn | None, now: Turn, transcript: Transcript) -> None:

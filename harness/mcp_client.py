@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Protocol
 
 from harness.errors import ToolError
+from harness.results import ToolResult, text_block
 from harness.tools import Tool
 
 Pair = tuple[str, str]  # (server name, tool name) as the server spells them
@@ -31,7 +32,7 @@ class Client(Protocol):
     name: str
     tools: list[dict[str, Any]]  # as tools/list returned them: name, description, inputSchema, annotations
 
-    async def call_tool(self, tool: str, arguments: dict[str, Any]) -> str: ...
+    async def call_tool(self, tool: str, arguments: dict[str, Any]) -> ToolResult: ...
 
 
 class MockClient:
@@ -53,15 +54,15 @@ class MockClient:
         self.tools = [tool.listing() for tool in self._server.tools]
         return self.tools
 
-    async def call_tool(self, tool: str, arguments: dict[str, Any]) -> str:
-        """Simulates ``tools/call``; a server-side failure comes back as a ``ToolError``."""
+    async def call_tool(self, tool: str, arguments: dict[str, Any]) -> ToolResult:
+        """Simulates ``tools/call``; a server-side failure is a result with ``is_error``, as in MCP."""
         definition = self._server.tool(tool)
         if definition is None:
             raise ToolError(f"server '{self.name}': unknown tool '{tool}'")
         try:
-            return definition.handler(arguments)
+            return ToolResult((text_block(definition.handler(arguments)),))
         except ValueError as exc:  # the server rejected the input: an MCP error result
-            raise ToolError(f"server '{self.name}': tool '{tool}': {exc}") from None
+            return ToolResult((text_block(str(exc)),), is_error=True, origin=f"server '{self.name}': tool '{tool}'")
 
 
 def plain_names(pairs: list[Pair]) -> dict[Pair, str]:
@@ -76,15 +77,14 @@ def agent_tools(clients: Iterable[Client], namer: Namer = plain_names) -> list[T
     tools = []
     for client in clients:
         for listing in client.tools:
-            hints = listing.get("annotations") or {}
             tools.append(Tool(
                 name=names[(client.name, listing["name"])],
                 description=listing.get("description") or "",
                 input_schema=listing.get("inputSchema") or {"type": "object"},
                 call=_caller(client, listing["name"]),
                 source=client.name,
-                read_only=bool(hints.get("readOnlyHint")),
-                destructive=bool(hints.get("destructiveHint")),
+                annotations=listing.get("annotations") or {},
+                output_schema=listing.get("outputSchema"),
             ))
     return tools
 
@@ -92,7 +92,7 @@ def agent_tools(clients: Iterable[Client], namer: Namer = plain_names) -> list[T
 def _caller(client: Client, tool: str) -> Callable[[dict[str, Any]], Any]:
     # A named function instead of a lambda in the loop above: each closure must capture
     # its own client and tool, not the loop variables' last values.
-    async def call(arguments: dict[str, Any]) -> str:
+    async def call(arguments: dict[str, Any]) -> ToolResult:
         return await client.call_tool(tool, arguments)
 
     return call

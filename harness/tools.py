@@ -1,7 +1,7 @@
 """What a tool is, and the built-in tools every lesson starts with.
 
 A ``Tool`` is a value: the name and schema the model sees, plus an async ``call`` that
-takes the model's input and returns text. MCP tools (s19 on) are ``Tool`` values too;
+takes the model's input and returns text or a ``ToolResult``. MCP tools (s19 on) are ``Tool`` values too;
 the agent loop cannot tell them apart from built-ins, which is the point of MCP.
 
 The built-ins are deliberately safe to run offline: they read, write and list files
@@ -20,8 +20,9 @@ from pathlib import Path
 from typing import Any
 
 from harness.errors import ToolError
+from harness.results import ToolResult
 
-Call = Callable[[dict[str, Any]], Awaitable[str]]
+Call = Callable[[dict[str, Any]], Awaitable["ToolResult | str"]]
 
 
 @dataclass(frozen=True)
@@ -33,12 +34,25 @@ class Tool:
     input_schema: Mapping[str, Any]
     call: Call = field(compare=False, repr=False)
     source: str = "builtin"  # "builtin", or the server the tool comes from
-    read_only: bool = False
-    destructive: bool = False
+    # As the server sent them: title, readOnlyHint, destructiveHint, idempotentHint,
+    # openWorldHint. Claims, not facts (s31 decides what to trust).
+    annotations: Mapping[str, Any] = field(default_factory=dict)
+    output_schema: Mapping[str, Any] | None = None
+
+    @property
+    def read_only(self) -> bool:
+        return bool(self.annotations.get("readOnlyHint"))
+
+    @property
+    def destructive(self) -> bool:
+        return bool(self.annotations.get("destructiveHint"))
 
     def spec(self) -> dict[str, Any]:
         """The tool definition in the shape the Anthropic Messages API takes."""
         return {"name": self.name, "description": self.description, "input_schema": dict(self.input_schema)}
+
+
+READ_ONLY = {"readOnlyHint": True}
 
 
 def _schema(**props: str) -> dict[str, Any]:
@@ -90,9 +104,9 @@ class Workspace:
         list_schema = _schema(path="folder relative to the workspace (default: the workspace)")
         list_schema["required"] = []
         return [
-            Tool("read_file", "Read a UTF-8 text file in the workspace.", _schema(path="file path relative to the workspace"), read_file, read_only=True),
+            Tool("read_file", "Read a UTF-8 text file in the workspace.", _schema(path="file path relative to the workspace"), read_file, annotations=READ_ONLY),
             Tool("write_file", "Write a UTF-8 text file in the workspace, replacing it.", _schema(path="file path relative to the workspace", content="the whole new file"), write_file),
-            Tool("list_dir", "List a folder in the workspace.", list_schema, list_dir, read_only=True),
+            Tool("list_dir", "List a folder in the workspace.", list_schema, list_dir, annotations=READ_ONLY),
         ]
 
 

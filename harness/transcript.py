@@ -5,10 +5,22 @@ model says, each tool call and its result, changes to the tool pool, warnings, e
 and from s23 on the JSON-RPC frames on the wire. ``emit`` records an event and writes its
 text line(s) at once, so a person watching sees the run as it goes.
 
-Both forms pass through one normaliser (COURSE.md, "Determinism"): known volatile strings
-(the workspace path, a temp folder) become placeholders, loopback ports become
-``<port>``, JSON is printed with sorted keys, and ``\\r`` never appears. The snapshot
-tests pin the text exactly as a user sees it.
+Every string of every event passes, value by value, through two steps before it is
+recorded or printed, so the text, the events and the frames file always agree:
+
+1. redaction (``harness.redact``), always: secrets become placeholders;
+2. normalization, only for a lesson's deterministic transcript (``--deterministic``,
+   which the snapshot tests pass): the workspace path, the interpreter and loopback ports
+   become placeholders. A real run prints real paths and ports.
+
+Output can fail (``code.py | head -3``: the reader left). ``emit`` is called by the
+agent's own flow, so it raises ``BrokenPipeError`` and the run ends. ``post`` is for code
+that runs inside SDK callbacks and stream wrappers (frames, transport notes): it records
+and prints too, but a failed write only marks the transcript broken, because an
+exception there would stall the SDK's session instead of ending the run.
+
+JSON is printed with sorted keys, and ``\\r`` never appears. The snapshot tests pin the
+text exactly as a user sees it.
 
 Introduced by s19. Not handled here: colour, paging, very long outputs (s32).
 """
@@ -18,6 +30,8 @@ from __future__ import annotations
 import json
 import re
 from typing import Any, TextIO
+
+from harness.redact import Redactor, clean
 
 _PORT = re.compile(r"\b(127\.0\.0\.1|localhost|\[::1\]):\d+")
 
@@ -42,30 +56,59 @@ class Normalizer:
         # Longest first, so a path is replaced before any shorter path inside it.
         for literal in sorted(self._literals, key=len, reverse=True):
             text = text.replace(literal, self._literals[literal])
-        return _PORT.sub(r"\1:<port>", text).replace("\r\n", "\n").replace("\r", "\n")
+        return _PORT.sub(r"\1:<port>", text)
+
+
+def _no_cr(text: str) -> str:
+    return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
 class Transcript:
     """Collects events and prints each one as it arrives."""
 
-    def __init__(self, out: TextIO | None = None, normalizer: Normalizer | None = None) -> None:
+    def __init__(self, out: TextIO | None = None, normalizer: Normalizer | None = None, redactor: Redactor | None = None) -> None:
         self.out = out
-        self.normalize = normalizer or Normalizer()
+        self.redact = redactor or Redactor()
+        self.normalize = normalizer  # None: a real run, real ports and paths
         self.events: list[dict[str, Any]] = []
+        self.broken = False  # a write failed: the reader is gone
+
+    def clean(self, value: Any) -> Any:
+        """``value`` as every output shows it: secrets redacted; normalized in a deterministic run."""
+        passes = (self.redact, self.normalize, _no_cr) if self.normalize is not None else (self.redact, _no_cr)
+        return clean(value, *passes)
 
     def emit(self, kind: str, **fields: Any) -> dict[str, Any]:
-        """Record an event and print it."""
+        """Record an event and print it. Raises ``BrokenPipeError`` once the output is gone."""
         event = self.record(kind, **fields)
-        if self.out is not None:
-            self.out.write(self.normalize(render(event)) + "\n")
-            self.out.flush()
+        if self.broken:
+            raise BrokenPipeError("the transcript's reader has gone")
+        self._write(event)
+        if self.broken:
+            raise BrokenPipeError("the transcript's reader has gone")
+        return event
+
+    def post(self, kind: str, show: bool = True, **fields: Any) -> dict[str, Any]:
+        """Record (and print, if ``show``) from inside a callback: never raises on output."""
+        event = self.record(kind, **fields)
+        if show and not self.broken:
+            self._write(event)
         return event
 
     def record(self, kind: str, **fields: Any) -> dict[str, Any]:
         """Record an event without printing it (s23: frames when ``--wire`` is off)."""
-        event = json.loads(self.normalize(json.dumps({"kind": kind, **fields}, sort_keys=True)))
+        event = self.clean({"kind": kind, **fields})
         self.events.append(event)
         return event
+
+    def _write(self, event: dict[str, Any]) -> None:
+        if self.out is None:
+            return
+        try:
+            self.out.write(render(event) + "\n")
+            self.out.flush()
+        except (BrokenPipeError, ValueError):  # ValueError: the stream was closed under us
+            self.broken = True
 
     # Small named helpers keep call sites readable.
     def user(self, text: str) -> None:

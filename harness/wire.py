@@ -7,7 +7,9 @@ transcript event::
     {"kind": "frame", "server": "docs", "direction": "send", "message": {"id": 1, "method": "initialize", ...}}
 
 so a lesson can print the conversation on the wire (``--wire``) or pin it in a snapshot
-(``--frames FILE``, one key-sorted JSON object per line). The tap sees JSON-RPC only:
+(``--frames FILE``, one key-sorted JSON object per line, written as each frame passes;
+the file is opened before the run, so a path that cannot be written is a usage error
+at once, not after the run). The tap sees JSON-RPC only:
 HTTP statuses and headers (404, Mcp-Session-Id) are the transport's business, and
 ``harness.transport`` reports those as notes.
 
@@ -15,6 +17,9 @@ Request ids are renumbered per server in order of first use (1, 2, 3, ...), acro
 re-initialized sessions too, so a snapshot never depends on how the SDK counts. Ids of
 requests the *server* starts live in their own space and print as ``"s1"``, ``"s2"``.
 A line a server writes that is not JSON-RPC is recorded as ``{"invalid": <the line>}``.
+
+The tap runs inside the SDK's streams, so it records with ``Transcript.post``: a reader
+that left (``| head``) can never make it raise and stall the session.
 
 Introduced by s23. Not handled here: HTTP-level events, binary payloads, frame sizes.
 """
@@ -27,8 +32,9 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, TextIO
 
+from harness.errors import UsageError
 from harness.transcript import Transcript
 
 Sink = Callable[[str, str, dict[str, Any]], None]  # (server, direction, message)
@@ -69,15 +75,16 @@ class WireTap:
     """Records frames per server, with ids renumbered; to a transcript or to a callback.
 
     ``WireTap(transcript, show=False)`` records frame events in the transcript without
-    printing them; ``show=True`` prints them inline (``    >> docs {...}``).
-    ``WireTap(callback)`` calls ``callback(server, direction, message)`` instead.
+    printing them; ``show=True`` prints them inline (``    >> docs {...}``); ``file``
+    gets each frame event as a JSON line. ``WireTap(callback)`` calls
+    ``callback(server, direction, message)`` instead.
     """
 
-    def __init__(self, sink: Transcript | Sink, *, show: bool = True) -> None:
+    def __init__(self, sink: Transcript | Sink, *, show: bool = True, file: TextIO | None = None) -> None:
         self._sink = sink
         self._show = show
+        self._file = file
         self._ids: dict[str, _Ids] = {}
-        self.frames: list[dict[str, Any]] = []  # the recorded frame events, normalized
 
     def new_session(self, server: str) -> None:
         """Called by the transport before each (re)initialize of ``server``."""
@@ -92,11 +99,12 @@ class WireTap:
         message = self._renumber(server, direction, _as_dict(item))
         fields = {"server": server, "direction": direction, "message": message}
         if isinstance(self._sink, Transcript):
-            event = self._sink.emit("frame", **fields) if self._show else self._sink.record("frame", **fields)
+            event = self._sink.post("frame", show=self._show, **fields)
         else:
             self._sink(server, direction, message)
             event = {"kind": "frame", **fields}
-        self.frames.append(event)
+        if self._file is not None:
+            self._file.write(json.dumps(event, sort_keys=True, ensure_ascii=False) + "\n")
 
     def _renumber(self, server: str, direction: str, message: dict[str, Any]) -> dict[str, Any]:
         ids = self._ids.setdefault(server, _Ids())
@@ -109,12 +117,6 @@ class WireTap:
             raw = params["requestId"]
             params["requestId"] = ids.client(raw) if direction == "send" else ids.server(raw)
         return message
-
-    def write(self, path: Path) -> None:
-        """The recorded frames as JSON lines, keys sorted: the ``frames`` snapshot kind."""
-        text = "".join(json.dumps(frame, sort_keys=True, ensure_ascii=False) + "\n" for frame in self.frames)
-        path.write_text(text, encoding="utf-8")
-
 
 def _as_dict(item: Any) -> dict[str, Any]:
     if isinstance(item, InvalidFrame):
@@ -186,10 +188,13 @@ def options(parser: argparse.ArgumentParser) -> None:
 
 @contextmanager
 def recording(transcript: Transcript, args: argparse.Namespace) -> Iterator[WireTap]:
-    """A tap for this run; on the way out (errors included) the frames go to ``--frames``."""
-    tap = WireTap(transcript, show=args.wire)
+    """A tap for this run, streaming to ``--frames`` if given (opened now: a bad path fails before the run)."""
+    if args.frames is None:
+        yield WireTap(transcript, show=args.wire)
+        return
     try:
-        yield tap
-    finally:
-        if args.frames is not None:
-            tap.write(args.frames)
+        file = open(args.frames, "w", encoding="utf-8")  # noqa: SIM115  (closed below, errors included)
+    except OSError as exc:
+        raise UsageError(f"--frames: cannot write {args.frames}: {exc.strerror}") from None
+    with file:
+        yield WireTap(transcript, show=args.wire, file=file)

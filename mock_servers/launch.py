@@ -17,12 +17,14 @@ Not handled: stdio servers (the client spawns those itself), servers outside the
 
 from __future__ import annotations
 
+import argparse
+import io
 import os
 import subprocess
 import sys
 from collections import deque
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, redirect_stderr
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +32,7 @@ import anyio
 from anyio.abc import Process
 
 from harness.errors import ServerError
+from mock_servers import serve
 
 READY_TIMEOUT = 20.0  # seconds; a cold SDK import alone takes 1-2 s on a busy 2-core machine
 STOP_GRACE = 2.0  # seconds between SIGTERM and SIGKILL; the servers exit on SIGTERM within ~1 s
@@ -37,9 +40,29 @@ STDERR_TAIL = 20  # lines kept for the error message
 _ROOT = Path(__file__).resolve().parent.parent
 
 
-def fault_option(parser: Any, example: str) -> None:
-    """``--fault SERVER:FLAG`` (repeatable): start one server with one of serve.py's fault switches."""
-    parser.add_argument("--fault", action="append", default=[], metavar="SERVER:FLAG",
+def fault_option(parser: Any, example: str, servers: tuple[str, ...], transport: str) -> None:
+    """``--fault SERVER:FLAG`` (repeatable): start one server with one of serve.py's fault switches.
+
+    Each value is checked when the command line is parsed, by the server's own parser, so a
+    typo is a usage error (exit 2) naming the value, not a fault silently left out.
+    """
+
+    def fault(value: str) -> str:
+        server, colon, flag = value.partition(":")
+        if not colon or not flag:
+            raise argparse.ArgumentTypeError(f"'{value}': expected SERVER:FLAG, e.g. {example}")
+        if server not in servers:
+            raise argparse.ArgumentTypeError(f"'{value}': unknown server '{server}' (this lesson has {', '.join(servers)})")
+        complaint = io.StringIO()
+        try:
+            with redirect_stderr(complaint):
+                serve.parse(["--transport", transport, flag], server)
+        except SystemExit:
+            reason = complaint.getvalue().strip().splitlines()[-1].partition("error: ")[2]
+            raise argparse.ArgumentTypeError(f"'{value}': {reason}") from None
+        return value
+
+    parser.add_argument("--fault", action="append", default=[], metavar="SERVER:FLAG", type=fault,
                         help=f"start SERVER with a fault flag, e.g. {example} (repeatable)")
 
 

@@ -22,8 +22,9 @@ def load_lesson(lesson: str):
 
 
 def run_lesson(lesson: str, *argv: str) -> tuple[int, str]:
+    """The lesson's exit code and transcript, with placeholders for ports and paths (as pinned)."""
     out = io.StringIO()
-    code = load_lesson(lesson).main(list(argv), out)
+    code = load_lesson(lesson).main([*argv, "--deterministic"], out)
     return code, out.getvalue()
 
 

@@ -13,8 +13,9 @@ async def _noop(args):
     return ""
 
 
-def tool(name, source="builtin", **flags):
-    return Tool(name, f"{name} does things.", {"type": "object"}, _noop, source=source, **flags)
+def tool(name, source="builtin", read_only=False, destructive=False):
+    hints = {"readOnlyHint": read_only, "destructiveHint": destructive}
+    return Tool(name, f"{name} does things.", {"type": "object"}, _noop, source=source, annotations=hints)
 
 
 def test_builtins_sorted_first_then_mcp_sorted():

@@ -1,16 +1,21 @@
-"""harness.transcript: one normaliser for text and data."""
+"""harness.transcript: redaction always, normalization only when deterministic; text, events and frames alike."""
 
 from __future__ import annotations
 
 import io
 
+import pytest
+
 from harness.transcript import Normalizer, Transcript
+from harness.wire import WireTap
 
 
 def test_placeholders_ports_and_carriage_returns():
     normalize = Normalizer()
     normalize.add("/tmp/mcp-course-abc", "<workspace>")
-    assert normalize("see /tmp/mcp-course-abc/x on 127.0.0.1:51234 and localhost:8000\r\n") == "see <workspace>/x on 127.0.0.1:<port> and localhost:<port>\n"
+    out = io.StringIO()
+    Transcript(out, normalize).note("see /tmp/mcp-course-abc/x on 127.0.0.1:51234 and localhost:8000\r\nok\rend")
+    assert out.getvalue() == "note: see <workspace>/x on 127.0.0.1:<port> and localhost:<port>\n    ok\n    end\n"
 
 
 def test_longest_literal_wins():
@@ -20,11 +25,56 @@ def test_longest_literal_wins():
     assert normalize("/a/b/c /a/c") == "<ab>/c <a>/c"
 
 
-def test_events_and_text_are_normalized_alike():
-    normalize = Normalizer()
-    normalize.add("SECRET-TOKEN", "<token>")
+def test_events_and_text_are_redacted_alike():
     out = io.StringIO()
-    transcript = Transcript(out, normalize)
+    transcript = Transcript(out)
+    transcript.redact.add("SECRET-TOKEN", "<token>")
     transcript.emit("tool_call", name="t", input={"b": 1, "a": "SECRET-TOKEN"})
     assert transcript.events == [{"kind": "tool_call", "name": "t", "input": {"a": "<token>", "b": 1}}]
     assert out.getvalue() == '  -> t {"a": "<token>", "b": 1}\n'
+
+
+def test_non_ascii_and_backslashes_are_replaced_in_events_and_frames_too():
+    # Replacing inside a JSON dump missed these: json escapes them, so the literal no longer matched.
+    secret, path = "tökén\\with\\backslash", "C:\\tmp\\wörk"
+    normalize = Normalizer()
+    normalize.add(path, "<workspace>")
+    frames = io.StringIO()
+    transcript = Transcript(io.StringIO(), normalize)
+    transcript.redact.add(secret, "<token>")
+    tap = WireTap(transcript, show=False, file=frames)
+    tap._record("docs", "send", _Item({"jsonrpc": "2.0", "method": "x", "params": {"t": secret, "p": path + "\\a"}}))
+    text = frames.getvalue() + repr(transcript.events)
+    assert secret not in text and path not in text and "<token>" in frames.getvalue(), text
+    assert "<workspace>" in frames.getvalue(), text
+
+
+def test_a_real_run_keeps_ports_and_paths_but_never_secrets():
+    out = io.StringIO()
+    transcript = Transcript(out)  # no normalizer: what a user sees
+    transcript.redact.add("at-123456789", "<access_token_1>")
+    transcript.note("listening at http://127.0.0.1:51234/mcp with Bearer at-123456789 and Basic dXNlcjpwYXNzd29yZA==")
+    assert out.getvalue() == "note: listening at http://127.0.0.1:51234/mcp with Bearer <access_token_1> and Basic <redacted>\n"
+
+
+def test_a_callback_write_to_a_closed_reader_never_raises_but_the_flow_stops():
+    class Gone(io.StringIO):
+        def write(self, text):
+            raise BrokenPipeError
+
+    transcript = Transcript(Gone())
+    transcript.post("frame", server="docs", direction="send", message={"id": 1})  # inside the SDK: must not raise
+    assert transcript.broken
+    with pytest.raises(BrokenPipeError):
+        transcript.note("the agent's own flow ends here")
+
+
+class _Item:
+    """A stand-in for the SDK's SessionMessage: what the tap dumps."""
+
+    def __init__(self, message):
+        self.message = self
+        self._data = message
+
+    def model_dump(self, **kwargs):
+        return dict(self._data)

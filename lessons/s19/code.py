@@ -16,7 +16,8 @@ Run: python lessons/s19/code.py            (offline, scripted model)
 
 import sys
 
-from harness import cli
+from harness import lesson
+from harness.hub import Hub
 from harness.loop import Turn
 from harness.mcp_client import MockClient, agent_tools
 from mock_servers.catalog import SERVERS
@@ -24,23 +25,23 @@ from mock_servers.catalog import SERVERS
 SYSTEM = "You are a coding agent. Use the tools to answer; be brief."
 
 
-async def session(run: cli.Run) -> None:
-    clients = []
-    for name in ("docs", "deploy"):
-        client = await MockClient.connect(SERVERS[name]())  # tools/list happens here
-        clients.append(client)
-        run.transcript.note(f"connected '{name}': {', '.join(t['name'] for t in client.tools)}")
+async def session(run: lesson.Run) -> None:
+    async with Hub(run.transcript) as hub:  # the one owner of the servers
+        for name in ("docs", "deploy"):
+            hub.add(name, lambda name=name: MockClient.connect(SERVERS[name]()))
+            entry = await hub.connect(name)  # tools/list happens here
+            run.transcript.note(f"connected '{name}': {', '.join(t['name'] for t in entry.tools)}")
 
-    builtins = run.workspace.tools()
+        builtins = run.workspace.tools()
 
-    def pool() -> Turn:
-        return Turn(SYSTEM, tuple(builtins + agent_tools(clients)))
+        def pool() -> Turn:
+            return Turn(SYSTEM, tuple(builtins + agent_tools(hub.clients.values())))
 
-    await run.agent(pool)
+        await run.agent(pool)
 
 
 def main(argv=None, out=sys.stdout) -> int:
-    return cli.run_lesson(__file__, __doc__, argv, out, session)
+    return lesson.run_lesson(__file__, __doc__, argv, out, session)
 
 
 if __name__ == "__main__":

@@ -15,8 +15,9 @@ Run: python lessons/s20/code.py            (offline, scripted model)
 
 import sys
 
-from harness import cli
+from harness import lesson
 from harness.connect import connect_tool
+from harness.hub import Hub
 from harness.loop import Turn
 from harness.mcp_client import MockClient, agent_tools
 from mock_servers.catalog import SERVERS
@@ -24,19 +25,20 @@ from mock_servers.catalog import SERVERS
 SYSTEM = "You are a coding agent. Use the tools to answer; connect MCP servers when you need them; be brief."
 
 
-async def session(run: cli.Run) -> None:
-    available = {name: (lambda name=name: MockClient.connect(SERVERS[name]())) for name in ("docs", "deploy")}
-    clients = {}  # filled by connect_mcp while the agent runs
-    builtins = run.workspace.tools() + [connect_tool(available, clients)]
+async def session(run: lesson.Run) -> None:
+    async with Hub(run.transcript) as hub:
+        for name in ("docs", "deploy"):  # known to the hub, not connected: connect_mcp does that
+            hub.add(name, lambda name=name: MockClient.connect(SERVERS[name]()))
+        builtins = run.workspace.tools() + [connect_tool(hub)]
 
-    def pool() -> Turn:  # asked every turn, so a new server's tools show up next turn
-        return Turn(SYSTEM, tuple(builtins + agent_tools(clients.values())))
+        def pool() -> Turn:  # asked every turn, so a new server's tools show up next turn
+            return Turn(SYSTEM, tuple(builtins + agent_tools(hub.clients.values())))
 
-    await run.agent(pool)
+        await run.agent(pool)
 
 
 def main(argv=None, out=sys.stdout) -> int:
-    return cli.run_lesson(__file__, __doc__, argv, out, session)
+    return lesson.run_lesson(__file__, __doc__, argv, out, session)
 
 
 if __name__ == "__main__":

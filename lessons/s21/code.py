@@ -19,8 +19,9 @@ Run: python lessons/s21/code.py            (offline, scripted model)
 
 import sys
 
-from harness import cli, naming
+from harness import lesson, naming
 from harness.connect import connect_tool
+from harness.hub import Hub
 from harness.loop import Turn
 from harness.mcp_client import MockClient, agent_tools
 from mock_servers.catalog import SERVERS
@@ -28,20 +29,21 @@ from mock_servers.catalog import SERVERS
 SYSTEM = "You are a coding agent. Use the tools to answer; connect MCP servers when you need them; be brief."
 
 
-async def session(run: cli.Run) -> None:
-    available = {name: (lambda name=name: MockClient.connect(SERVERS[name]())) for name in SERVERS}
-    clients = {}
-    accept = naming.checker(run.transcript.warning, run.transcript.note)  # refuses collisions
-    builtins = run.workspace.tools() + [connect_tool(available, clients, accept)]
+async def session(run: lesson.Run) -> None:
+    accept = naming.checker(run.transcript.warning, run.transcript.note)  # the hub refuses collisions with it
+    async with Hub(run.transcript, accept=accept) as hub:
+        for name in SERVERS:
+            hub.add(name, lambda name=name: MockClient.connect(SERVERS[name]()))
+        builtins = run.workspace.tools() + [connect_tool(hub)]
 
-    def pool() -> Turn:
-        return Turn(SYSTEM, tuple(builtins + agent_tools(clients.values(), naming.assign)))
+        def pool() -> Turn:
+            return Turn(SYSTEM, tuple(builtins + agent_tools(hub.clients.values(), naming.assign)))
 
-    await run.agent(pool)
+        await run.agent(pool)
 
 
 def main(argv=None, out=sys.stdout) -> int:
-    return cli.run_lesson(__file__, __doc__, argv, out, session)
+    return lesson.run_lesson(__file__, __doc__, argv, out, session)
 
 
 if __name__ == "__main__":

@@ -19,22 +19,24 @@ Run: python lessons/s22/code.py            (offline, scripted model)
 
 import sys
 
-from harness import cli, naming, pool
+from harness import lesson, naming, pool
 from harness.connect import connect_tool
+from harness.hub import Hub
 from harness.mcp_client import MockClient
 from mock_servers.catalog import SERVERS
 
 BASE = "You are a coding agent. Use the tools to answer; connect MCP servers when you need them; be brief."
 
 
-async def session(run: cli.Run) -> None:
-    available = {name: (lambda name=name: MockClient.connect(SERVERS[name]())) for name in SERVERS}
-    clients = {}
+async def session(run: lesson.Run) -> None:
     accept = naming.checker(run.transcript.warning, run.transcript.note)
-    builtins = run.workspace.tools() + [connect_tool(available, clients, accept)]
-    # Everything the model sees, rebuilt every turn from what is connected now.
-    turn = pool.rebuilt(BASE, builtins, clients, report=run.transcript.note)
-    await run.agent(pool.cached(turn) if run.args.cached else turn)
+    async with Hub(run.transcript, accept=accept) as hub:
+        for name in SERVERS:
+            hub.add(name, lambda name=name: MockClient.connect(SERVERS[name]()))
+        builtins = run.workspace.tools() + [connect_tool(hub)]
+        # Everything the model sees, rebuilt every turn from what is connected now.
+        turn = pool.rebuilt(BASE, builtins, hub.clients, report=run.transcript.note)
+        await run.agent(pool.cached(turn) if run.args.cached else turn)
 
 
 def options(parser) -> None:
@@ -42,7 +44,7 @@ def options(parser) -> None:
 
 
 def main(argv=None, out=sys.stdout) -> int:
-    return cli.run_lesson(__file__, __doc__, argv, out, session, options)
+    return lesson.run_lesson(__file__, __doc__, argv, out, session, options)
 
 
 if __name__ == "__main__":

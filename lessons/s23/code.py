@@ -13,7 +13,7 @@ result naming it (exit code, last stderr lines), and the other server keeps work
 
 Not yet: SSE (s24), Streamable HTTP sessions (s25), reconnecting a dead server (s28).
 
-New module: harness/transport.py (and harness/wire.py for the tap)
+New module: harness/transports/stdio.py (and harness/connection.py, harness/wire.py for the tap)
 
 Run: python lessons/s23/code.py                       (offline, scripted model)
      python lessons/s23/code.py --wire                (and every JSON-RPC frame)
@@ -23,9 +23,11 @@ Run: python lessons/s23/code.py                       (offline, scripted model)
 
 import sys
 
-from harness import cli, naming, pool, wire
+from harness import lesson, naming, pool, wire
 from harness.connect import connect_tool
-from harness.transport import Connections, ServerSpec, Timeouts
+from harness.connection import Connections
+from harness.hub import Hub
+from harness.spec import ServerSpec, Timeouts
 from mock_servers.launch import fault_flags, fault_option
 
 BASE = "You are a coding agent. Use the tools to answer; connect MCP servers when you need them; be brief."
@@ -37,29 +39,30 @@ def spec(name: str, faults: list[str]) -> ServerSpec:
     """How to start one server: a command line, run from the repository root."""
     flags = fault_flags(name, faults)
     args = ("-m", f"mock_servers.{name}", "--transport", "stdio", *flags)
-    return ServerSpec(name, "stdio", command=sys.executable, args=args, env=CHILD_ENV, cwd=str(cli.ROOT))
+    return ServerSpec(name, "stdio", command=sys.executable, args=args, env=CHILD_ENV, cwd=str(lesson.ROOT))
 
 
-async def session(run: cli.Run) -> None:
+async def session(run: lesson.Run) -> None:
+    accept = naming.checker(run.transcript.warning, run.transcript.note)
     with wire.recording(run.transcript, run.args) as tap:
-        # Leaving this block stops every server it started, whatever happened inside.
-        async with Connections(run.transcript, timeouts=Timeouts(call=run.args.call_timeout)) as conns:
-            available = {name: conns.connector(spec(name, run.args.fault), tap=tap) for name in SERVERS}
-            clients = {}
-            accept = naming.checker(run.transcript.warning, run.transcript.note)
-            builtins = run.workspace.tools() + [connect_tool(available, clients, accept)]
-            await run.agent(pool.rebuilt(BASE, builtins, clients, report=run.transcript.note))
+        # Leaving these blocks stops every server they started, whatever happened inside.
+        async with Connections(run.transcript, timeouts=Timeouts(call=run.args.call_timeout)) as conns, \
+                Hub(run.transcript, accept=accept) as hub:
+            for name in SERVERS:
+                hub.add(name, conns.connector(spec(name, run.args.fault), tap=tap), spec(name, run.args.fault))
+            builtins = run.workspace.tools() + [connect_tool(hub)]
+            await run.agent(pool.rebuilt(BASE, builtins, hub.clients, report=run.transcript.note))
 
 
 def options(parser) -> None:
     wire.options(parser)
-    fault_option(parser, "deploy:--exit-at-start=4")
+    fault_option(parser, "deploy:--exit-at-start=4", SERVERS, "stdio")
     parser.add_argument("--call-timeout", type=float, default=Timeouts.call, metavar="SECONDS",
                         help=f"the call timeout (default: {Timeouts.call:g})")
 
 
 def main(argv=None, out=sys.stdout) -> int:
-    return cli.run_lesson(__file__, __doc__, argv, out, session, options)
+    return lesson.run_lesson(__file__, __doc__, argv, out, session, options)
 
 
 if __name__ == "__main__":

@@ -13,7 +13,7 @@ The servers are started by `mock_servers.launch.serve_http`, which waits for the
 
 Not yet: Streamable HTTP and session expiry (s25), auth (s26), reconnecting (s28).
 
-New module: none; harness/transport.py's `sse` branch (the SDK's sse_client)
+New module: harness/transports/sse.py (the SDK's sse_client behind the transport seam)
 
 Run: python lessons/s24/code.py            (offline, scripted model)
      python lessons/s24/code.py --wire     (and every JSON-RPC frame)
@@ -23,9 +23,11 @@ Run: python lessons/s24/code.py            (offline, scripted model)
 import sys
 from contextlib import AsyncExitStack
 
-from harness import cli, naming, pool, wire
+from harness import lesson, naming, pool, wire
 from harness.connect import connect_tool
-from harness.transport import Connections, ServerSpec, Timeouts
+from harness.connection import Connections
+from harness.hub import Hub
+from harness.spec import ServerSpec, Timeouts
 from mock_servers.launch import fault_flags, fault_option, serve_http
 
 BASE = "You are a coding agent. Use the tools to answer; connect MCP servers when you need them; be brief."
@@ -33,31 +35,33 @@ SERVERS = ("docs", "deploy")
 TRANSPORT = "sse"
 
 
-async def session(run: cli.Run) -> None:
+async def session(run: lesson.Run) -> None:
+    accept = naming.checker(run.transcript.warning, run.transcript.note)
     with wire.recording(run.transcript, run.args) as tap:
-        async with AsyncExitStack() as stack:  # closed in reverse: connections first, then the servers
+        async with AsyncExitStack() as stack:  # closed in reverse: the hub's servers first, then the server processes
             urls = {}
             for name in SERVERS:
                 flags = fault_flags(name, run.args.fault)
                 urls[name] = await stack.enter_async_context(serve_http(name, TRANSPORT, *flags))
                 run.transcript.note(f"{name} server is listening at {urls[name]}")
             conns = await stack.enter_async_context(Connections(run.transcript, timeouts=Timeouts(call=run.args.call_timeout)))
-            available = {name: conns.connector(ServerSpec(name, TRANSPORT, url=urls[name]), tap=tap) for name in SERVERS}
-            clients = {}
-            accept = naming.checker(run.transcript.warning, run.transcript.note)
-            builtins = run.workspace.tools() + [connect_tool(available, clients, accept)]
-            await run.agent(pool.rebuilt(BASE, builtins, clients, report=run.transcript.note))
+            hub = await stack.enter_async_context(Hub(run.transcript, accept=accept))
+            for name in SERVERS:
+                spec = ServerSpec(name, TRANSPORT, url=urls[name])
+                hub.add(name, conns.connector(spec, tap=tap), spec)
+            builtins = run.workspace.tools() + [connect_tool(hub)]
+            await run.agent(pool.rebuilt(BASE, builtins, hub.clients, report=run.transcript.note))
 
 
 def options(parser) -> None:
     wire.options(parser)
-    fault_option(parser, "docs:--hang-on=search")
+    fault_option(parser, "docs:--hang-on=search", SERVERS, TRANSPORT)
     parser.add_argument("--call-timeout", type=float, default=Timeouts.call, metavar="SECONDS",
                         help=f"the call timeout (default: {Timeouts.call:g})")
 
 
 def main(argv=None, out=sys.stdout) -> int:
-    return cli.run_lesson(__file__, __doc__, argv, out, session, options)
+    return lesson.run_lesson(__file__, __doc__, argv, out, session, options)
 
 
 if __name__ == "__main__":

@@ -7,10 +7,14 @@ as `needs-auth` and the model sees one tool, mcp__docs__authenticate. Calling it
 the whole flow: protected-resource metadata, authorization-server metadata, dynamic
 client registration, the authorization URL with PKCE S256 and `resource` (printed with
 placeholders), a loopback callback, the token exchange, the retried request. The real
-tools then replace the pseudo-tool. publish needs docs:write, so its 403
+tools then replace the pseudo-tool (the hub promotes the server from needs-auth to
+connected). publish needs docs:write, so its 403
 insufficient_scope triggers a step-up. An hour later (the lesson moves the harness
 clock) the token is near expiry and is refreshed before the request. Tokens, codes and
-secrets only ever appear as placeholders.
+secrets only ever appear as placeholders, in every run.
+
+Everything s20-s25 built is still here: connect_mcp, the name checker, and the deploy
+server over stdio, which the model connects at the end.
 
 Not yet: configuration files (s27), the other connection states and retries (s28).
 
@@ -27,28 +31,37 @@ import sys
 from contextlib import AsyncExitStack
 from pathlib import Path
 
-from harness import auth, cli, pool, wire
+from harness import auth, lesson, naming, pool, wire
+from harness.connect import connect_tool
+from harness.connection import Connections
+from harness.hub import Hub
 from harness.loop import Turn
-from harness.transport import Connections, ServerSpec
+from harness.spec import ServerSpec
 from mock_servers.launch import serve_http
 
-BASE = "You are a coding agent. Use the tools to answer; sign in to MCP servers that need it; be brief."
+BASE = "You are a coding agent. Use the tools to answer; sign in to MCP servers that need it; connect others when you need them; be brief."
 AN_HOUR_LATER = 4  # the scenario's 4th turn happens an hour after the 3rd
+DEPLOY = ServerSpec("deploy", "stdio", command=sys.executable, args=("-m", "mock_servers.deploy", "--transport", "stdio"),
+                    env={"PYTHONHASHSEED": "0", "PYTHONUTF8": "1"}, cwd=str(lesson.ROOT))
 
 
-async def session(run: cli.Run) -> None:
+async def session(run: lesson.Run) -> None:
     clock = auth.SteppedClock()
     store = run.args.token_store or run.workspace.root / ".mcp-auth"
+    accept = naming.checker(run.transcript.warning, run.transcript.note)
     with wire.recording(run.transcript, run.args) as tap:
-        async with AsyncExitStack() as stack:  # closed in reverse: connections, the callback, the server
+        async with AsyncExitStack() as stack:  # closed in reverse: the hub's servers, the callback, the server
             url = await stack.enter_async_context(serve_http("docs", "http", module="mock_servers.protected"))
             run.transcript.note(f"docs server (OAuth-protected) is listening at {url}")
             authorizer = await stack.enter_async_context(auth.Authorizer("docs", url, Path(store), run.transcript, clock=clock))
             conns = await stack.enter_async_context(Connections(run.transcript))
-            clients = {}
-            state = await auth.open_remote(authorizer, lambda a: conns.open(ServerSpec("docs", "http", url=url), tap=tap, auth=a), clients)
-            run.transcript.note(f"docs: {state}")
-            rebuilt, turn_numbers = pool.rebuilt(BASE, run.workspace.tools(), clients), itertools.count(1)
+            hub = await stack.enter_async_context(Hub(run.transcript, accept=accept))
+            docs = ServerSpec("docs", "http", url=url)
+            hub.add("docs", auth.connector(authorizer, lambda a: conns.open(docs, tap=tap, auth=a), hub), docs)
+            hub.add("deploy", conns.connector(DEPLOY, tap=tap), DEPLOY)  # s23's stdio server, still one connect_mcp away
+            run.transcript.note(f"docs: {(await hub.connect('docs')).state.value}")
+            builtins = run.workspace.tools() + [connect_tool(hub)]
+            rebuilt, turn_numbers = pool.rebuilt(BASE, builtins, hub.clients), itertools.count(1)
 
             def turn() -> Turn:
                 if next(turn_numbers) == AN_HOUR_LATER:
@@ -65,7 +78,7 @@ def options(parser) -> None:
 
 
 def main(argv=None, out=sys.stdout) -> int:
-    return cli.run_lesson(__file__, __doc__, argv, out, session, options)
+    return lesson.run_lesson(__file__, __doc__, argv, out, session, options)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,411 @@
+"""One server, one session at a time: ``MCPConnection``, and ``Connections`` to own several.
+
+``connect`` (or ``Connections.open``) takes a ``ServerSpec`` and returns an
+``MCPConnection``: a ``Client`` (``name``, ``tools``, ``call_tool``) whose session has
+done its handshake and ``tools/list``. Which transport carries the frames is looked up in
+``harness.transports`` by ``spec.transport``; nothing here knows stdio from HTTP.
+
+The seams a later lesson plugs into, each handed in, none edited:
+
+    transport   the registry in harness.transports                       s23-s25, s34
+    handshake   ``classic_handshake`` (initialize, then tools/list)      s34 adds discovery
+    reconnect   a ``Reconnect`` policy: after a failure, wait or give up  s28 adds backoff
+    observe     a callback told of every state change (the hub's)        the hub spine
+
+States are ``harness.spec.State``: pending -> connected -> closed, or failed (kept, with
+its error). One clear error per failure, each naming the server:
+
+    spawn fails, or the server exits/hangs before tools/list    ServerError from connect/open
+    the server answers a call with isError                      a ToolResult with is_error
+    a protocol error, or the call timeout                       ToolError naming server and tool
+    the connection dies mid-call                                ToolError; state failed; exit code
+                                                                and stderr tail in the message
+
+Timeouts are named (``Timeouts``: connect, list, call, plus the two shutdown graces) and
+injectable. Each connection is owned by one task (anyio enters and exits a task group in
+the same task), which ``Connections`` runs for you; a connection that breaks fails alone.
+
+Streamable HTTP session expiry (s25): when the transport's session watch saw a 404 to
+our session id, the connection closes that session, re-initializes, and retries the call
+once. The request that got 404 was never run by the server, so retrying it cannot run a
+tool twice. A failed re-initialize leaves the connection ``failed``, never ``connected``.
+
+Introduced by s23 (stdio), extended by s24 (sse) and s25 (http sessions). Not handled
+here: reconnect policies other than "never" (s28), auth flows (s26 passes ``auth=``),
+resources, prompts and notifications (s30), rendering non-text results (s32).
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from contextlib import asynccontextmanager
+from typing import Any
+
+import anyio
+import anyio.abc
+import mcp_types as types
+from mcp import ClientSession
+from mcp.shared.exceptions import MCPError
+
+from harness import transports
+from harness.errors import ServerError, ToolError
+from harness.results import ToolResult
+from harness.spec import ServerSpec, State, Timeouts
+from harness.transcript import Transcript
+from harness.transports.stdio import exited, tail
+from harness.wire import WireTap
+
+CLIENT_INFO = types.Implementation(name="mcp-course-harness", version="0.1.0")
+STDERR_TAIL_LINES = 5
+
+Handshake = Callable[[ClientSession, Timeouts], Awaitable[None]]
+Reconnect = Callable[[int, ServerError], "float | None"]  # (failures so far, the last error) -> seconds to wait, or None: give up
+Observer = Callable[[State, str], None]
+
+
+async def classic_handshake(session: ClientSession, timeouts: Timeouts) -> None:
+    """The handshake era's opening: ``initialize`` (and the SDK's ``notifications/initialized``)."""
+    with anyio.fail_after(timeouts.connect):
+        await session.initialize()
+
+
+def never(failures: int, error: ServerError) -> float | None:
+    """The default reconnect policy: a failed connection stays failed (s28 adds backoff)."""
+    return None
+
+
+class _Expired(Exception):
+    """A call hit HTTP 404 with our session id: the server forgot the session."""
+
+
+class MCPConnection:
+    """One server over one transport. Built by ``connect`` or ``Connections.open``."""
+
+    def __init__(self, spec: ServerSpec, *, tap: WireTap | None, auth: Any, timeouts: Timeouts,
+                 transcript: Transcript | None, session_options: Mapping[str, Any],
+                 handshake: Handshake = classic_handshake, reconnect: Reconnect = never) -> None:
+        self.name = spec.name
+        self.spec = spec
+        self.tools: list[dict[str, Any]] = []
+        self.state = State.PENDING
+        self.error: ServerError | None = None  # why the connection is failed, in full
+        self._reason = ""  # the same, in a few words, for later calls
+        self.timeouts = timeouts
+        self._tap, self._auth, self._transcript, self._options = tap, auth, transcript, dict(session_options)
+        self._handshake_with, self._reconnect = handshake, reconnect
+        self._observer: Observer | None = None
+        self._session: ClientSession | None = None
+        self._generation = 0  # sessions established so far
+        self._context: transports.Context | None = None  # what the current session's transport holds
+        self._errlog: Any = None
+        self._final_tail: list[str] = []
+        self._phase = "connect"
+        self._closing = False
+        self._wake = anyio.Event()  # set: leave the current session (to close, or to re-initialize)
+        self._changed = anyio.Event()  # set by the owner when a re-initialize has succeeded or failed
+        self._done = anyio.Event()
+        self._lock = anyio.Lock()
+        self._private: Connections | None = None  # set by connect(): it owns its own supervisor
+
+    # -- the Client protocol and friends --
+
+    def observe(self, observer: Observer) -> None:
+        """Be told of every later state change (the hub's callback). Never prints: it records."""
+        self._observer = observer
+
+    async def call_tool(self, tool: str, arguments: dict[str, Any]) -> ToolResult:
+        """``tools/call``: the result as data, or ``ToolError`` naming the server and tool."""
+        session, generation = self._live(tool)
+        try:
+            return await self._call(session, tool, arguments)
+        except _Expired:
+            self._say("warning", f"{self.name}: HTTP 404 for session {self._watch_id()}: the server forgot it; re-initializing, then retrying '{tool}' once")
+            await self._reinitialize(generation, tool)
+            session, _ = self._live(tool)
+            try:
+                return await self._call(session, tool, arguments)
+            except _Expired:
+                raise ToolError(f"server '{self.name}': tool '{tool}': the new session expired too; not retrying again") from None
+
+    async def list_tools(self) -> list[dict[str, Any]]:
+        """``tools/list``, every page, under the ``list`` timeout; refreshes ``tools``."""
+        session, _ = self._live(None)
+        return await self._list(session)
+
+    def stderr_tail(self, lines: int = STDERR_TAIL_LINES) -> list[str]:
+        """The last lines the server wrote to stderr (stdio only; empty for sse/http)."""
+        if self._errlog is None or self._errlog.closed:
+            return self._final_tail[-lines:]
+        return tail(self._errlog, lines)
+
+    async def aclose(self) -> None:
+        """Leave the session and stop the server (stdio). Idempotent."""
+        self._closing = True
+        self._wake.set()
+        await self._done.wait()
+        if self._private is not None:
+            private, self._private = self._private, None
+            await private.__aexit__(None, None, None)
+
+    # -- calls --
+
+    def _live(self, tool: str | None) -> tuple[ClientSession, int]:
+        if self.state is not State.CONNECTED or self._session is None:
+            what = f"server '{self.name}'" + (f": tool '{tool}'" if tool else "")
+            reason = f": {self._reason}" if self._reason else ""
+            raise ToolError(f"{what}: not connected ({self.state.value}{reason})")
+        return self._session, self._generation
+
+    async def _call(self, session: ClientSession, tool: str, arguments: dict[str, Any]) -> ToolResult:
+        where = f"server '{self.name}': tool '{tool}'"
+        try:
+            with anyio.fail_after(self.timeouts.call):
+                result = await session.call_tool(tool, arguments)
+        except TimeoutError:
+            raise ToolError(f"{where}: no answer within {self.timeouts.call:g} s (call timeout)") from None
+        except MCPError as exc:
+            if self._expired():
+                raise _Expired from None
+            if exc.code == types.CONNECTION_CLOSED:
+                self._fail(f"connection lost{await self._exit_note()}")
+                self._wake.set()  # the owner task leaves the dead session (and asks the reconnect policy)
+                raise ToolError(f"{where}: {self._reason}{self._details()}") from None
+            raise ToolError(f"{where}: protocol error {exc.code}: {exc.message}") from None
+        return ToolResult(
+            content=tuple(block.model_dump(by_alias=True, mode="json", exclude_none=True) for block in result.content),
+            structured=result.structured_content,
+            is_error=bool(result.is_error),
+            origin=where,
+        )
+
+    async def _list(self, session: ClientSession) -> list[dict[str, Any]]:
+        tools, cursor = [], None
+        while True:
+            params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
+            with anyio.fail_after(self.timeouts.list):
+                page = await session.list_tools(params=params)
+            tools += [t.model_dump(by_alias=True, mode="json", exclude_none=True) for t in page.tools]
+            if not (cursor := page.next_cursor):
+                break
+        self.tools = tools
+        return tools
+
+    async def _reinitialize(self, generation: int, tool: str) -> None:
+        """Ask the owner task for a fresh session (once per expiry, however many callers)."""
+        async with self._lock:
+            # Only the first caller of this generation asks: a caller whose session was
+            # already replaced must not tear down the fresh one.
+            if self._generation == generation and self.state is State.CONNECTED:
+                self._changed = anyio.Event()
+                self._wake.set()
+                await self._changed.wait()
+        if self.state is not State.CONNECTED:
+            raise ToolError(f"server '{self.name}': tool '{tool}': session expired and re-initializing failed: {self._reason}")
+
+    # -- the owner task: opens, re-opens and closes sessions, all in one task --
+
+    async def _run(self, *, task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
+        with tempfile.TemporaryFile() as errlog:
+            self._errlog = errlog
+            try:
+                await self._serve(task_status)
+            finally:
+                self._final_tail = tail(errlog, 50)
+                if self.state is not State.FAILED:
+                    self._set(State.CLOSED, "closed")
+                self._done.set()
+
+    async def _serve(self, task_status: anyio.abc.TaskStatus[None]) -> None:
+        started, failures = False, 0
+        while not self._closing:
+            self._wake = anyio.Event()
+            try:
+                async with self._open() as session:
+                    await self._handshake(session)
+                    self._session = session
+                    self._generation += 1
+                    self._set(State.CONNECTED, "session established")
+                    if not started:
+                        started = True
+                        task_status.started()
+                    self._changed.set()
+                    await self._wake.wait()
+                    self._session = None
+            except Exception as exc:  # anything while opening: one ServerError that names the server
+                self._session = None
+                if isinstance(exc, ServerError):  # spawn failed: the message is complete
+                    self.error, self._reason = exc, str(exc)
+                    self._set(State.FAILED, str(exc))
+                else:
+                    self._fail(await self._explain(exc))
+                if not started:
+                    raise self.error from None  # Connections.open raises it to the caller
+            if self.state is State.FAILED and not self._closing:
+                failures += 1
+                delay = self._reconnect(failures, self.error or ServerError(self._reason))
+                if delay is None:
+                    self._changed.set()
+                    return  # a failed connection stays failed
+                await anyio.sleep(delay)
+
+    @asynccontextmanager
+    async def _open(self) -> AsyncIterator[ClientSession]:
+        """Transport, tapped streams, ClientSession; closed in reverse when the block ends."""
+        spec = self.spec
+        self._phase = "connect"
+        self._context = context = transports.Context(self.timeouts, auth=self._auth, errlog=self._errlog, label=self._label)
+        if self._tap is not None:
+            self._tap.new_session(spec.name)
+        async with transports.lookup(spec)(spec, context) as (read, write):
+            if self._tap is not None:
+                read, write = self._tap.tap(spec.name, read, write)
+            options = {"client_info": CLIENT_INFO, "message_handler": self._on_message, **self._options}
+            async with ClientSession(read, write, **options) as session:
+                yield session
+
+    async def _handshake(self, session: ClientSession) -> None:
+        self._phase = "initialize"
+        await self._handshake_with(session, self.timeouts)
+        watch = self._context.watch if self._context else None
+        if watch is not None and watch.session_id:
+            self._label(watch.session_id, "session")
+        self._phase = "tools/list"
+        await self._list(session)
+
+    def _expired(self) -> bool:
+        watch = self._context.watch if self._context else None
+        return bool(watch is not None and watch.expired)
+
+    async def _explain(self, exc: BaseException) -> str:
+        while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
+            exc = exc.exceptions[0]
+        if isinstance(exc, TimeoutError):
+            name, limit = ("list", self.timeouts.list) if self._phase == "tools/list" else ("connect", self.timeouts.connect)
+            return f"no answer to {self._phase} within {limit:g} s ({name} timeout)"
+        if isinstance(exc, MCPError) and exc.code == types.CONNECTION_CLOSED:
+            code = await self._exit_code()
+            return f"exited with code {code} during {self._phase}" if code is not None else f"connection closed during {self._phase}"
+        if isinstance(exc, MCPError):
+            return f"{self._phase}: error {exc.code}: {exc.message}"
+        if type(exc).__module__.startswith(("httpx", "httpcore")):  # cannot reach: the type says how
+            return f"{self._phase}: cannot reach {self.spec.url}: {type(exc).__name__}"
+        return f"{self._phase}: {type(exc).__name__}: {exc}"
+
+    def _fail(self, reason: str) -> None:
+        self._reason = reason
+        self.error = ServerError(f"server '{self.name}': {reason}{self._details()}")
+        self._set(State.FAILED, reason)
+
+    def _set(self, state: State, reason: str) -> None:
+        changed = state is not self.state
+        self.state = state
+        if changed and self._observer is not None:
+            self._observer(state, reason)
+
+    async def _exit_code(self) -> int | None:
+        """The stdio child's exit code, after giving it a moment to exit; None if it runs on."""
+        child = self._context.child if self._context else []
+        if not child:
+            return None
+        await exited(child[0], self.timeouts.exit_grace)
+        return child[0].returncode
+
+    async def _exit_note(self) -> str:
+        code = await self._exit_code()
+        return f": the server exited with code {code}" if code is not None else ""
+
+    def _details(self) -> str:
+        """``; command: ...; stderr:`` and the last lines, for a stdio server."""
+        if self.spec.transport != "stdio":
+            return ""
+        lines = self.stderr_tail()
+        return f"; command: {self.spec.where()}" + ("; stderr:\n" + "\n".join(f"  {line}" for line in lines) if lines else "; no stderr")
+
+    # -- reporting: these run inside SDK callbacks, so they post (never raise on output) --
+
+    async def _on_message(self, message: Any) -> None:
+        if isinstance(message, Exception):
+            self._say("warning", f"{self.name}: skipped a line that is not JSON-RPC: {message}")
+        await anyio.lowlevel.checkpoint()
+
+    def _label(self, secret: str, kind: str) -> None:
+        # Session ids let whoever holds them act in the session: a secret, named in every output.
+        if self._transcript is not None:
+            self._transcript.redact.add(secret, f"<{self.name}-{kind}-{self._generation + 1}>")
+        self._say("note", f"{self.name}: {kind.replace('-', ' ')} {secret}")
+
+    def _watch_id(self) -> str:
+        watch = self._context.watch if self._context else None
+        return watch.session_id if watch is not None and watch.session_id else "?"
+
+    def _say(self, kind: str, text: str) -> None:
+        if self._transcript is not None:
+            self._transcript.post(kind, text=text)
+
+
+# --- owners --------------------------------------------------------------------------
+
+
+class Connections:
+    """Owns connections. Each runs in its own task, so each is closed by the task that opened it.
+
+        async with Connections(transcript) as conns:
+            docs = await conns.open(ServerSpec("docs", "stdio", "python", ("-m", "mock_servers.docs", ...)))
+
+    Leaving the block closes every connection (in parallel), also on errors and Ctrl-C.
+    """
+
+    def __init__(self, transcript: Transcript | None = None, *, timeouts: Timeouts | None = None) -> None:
+        self.transcript = transcript
+        self.timeouts = timeouts or Timeouts()
+        self.open_connections: list[MCPConnection] = []
+        self._tg: anyio.abc.TaskGroup | None = None
+
+    async def __aenter__(self) -> Connections:
+        self._tg = anyio.create_task_group()
+        await self._tg.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc_info: Any) -> bool | None:
+        assert self._tg is not None, "Connections was not entered"
+        for conn in self.open_connections:
+            conn._closing = True
+            conn._wake.set()
+        return await self._tg.__aexit__(*exc_info)
+
+    async def open(self, spec: ServerSpec, *, tap: WireTap | None = None, auth: Any = None, timeouts: Timeouts | None = None,
+                   handshake: Handshake = classic_handshake, reconnect: Reconnect = never, **session_options: Any) -> MCPConnection:
+        """Connect ``spec``: handshake and tools/list done, or ``ServerError``."""
+        if self._tg is None:
+            raise RuntimeError("use Connections as `async with Connections() as conns:`")
+        conn = MCPConnection(spec, tap=tap, auth=auth, timeouts=timeouts or self.timeouts, transcript=self.transcript,
+                             session_options=session_options, handshake=handshake, reconnect=reconnect)
+        await self._tg.start(conn._run)
+        self.open_connections.append(conn)
+        return conn
+
+    def connector(self, spec: ServerSpec, **kwargs: Any) -> Callable[[], Awaitable[MCPConnection]]:
+        """A hub connector for ``spec``: ``await connector()`` opens it here (``ServerError`` if it cannot)."""
+
+        async def connect_it() -> MCPConnection:
+            return await self.open(spec, **kwargs)
+
+        return connect_it
+
+
+async def connect(spec: ServerSpec, *, tap: WireTap | None = None, auth: Any = None,
+                  timeouts: Timeouts | None = None, transcript: Transcript | None = None, **session_options: Any) -> MCPConnection:
+    """One connection with a supervisor of its own. Call ``aclose()`` from this same task.
+
+    For several connections, or connections used from other tasks, use ``Connections``.
+    """
+    owner = Connections(transcript, timeouts=timeouts)
+    await owner.__aenter__()
+    try:
+        conn = await owner.open(spec, tap=tap, auth=auth, **session_options)
+    except BaseException:
+        await owner.__aexit__(None, None, None)
+        raise
+    conn._private = owner
+    return conn

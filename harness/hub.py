@@ -1,0 +1,195 @@
+"""The hub: the one owner of the servers. Name -> entry (spec, state, client, error, tools).
+
+Every other module reads the hub or asks it to act; none writes the map of servers. The
+agent's ``connect_mcp`` tool asks it to connect, the pool reads ``hub.clients`` every
+turn, s26's ``authenticate`` pseudo-tool asks it to promote a ``needs-auth`` server, and
+leaving ``async with Hub(...)`` closes every server it holds.
+
+States are ``harness.spec.State``. Every transition is a ``Change``, recorded in the
+transcript as a ``state`` event and handed to ``on_change`` (s28 prints them)::
+
+    hub.add("docs", connector)   ->  pending
+    await hub.connect("docs")    ->  connected | failed | needs-auth
+    await hub.promote("docs", c) ->  connected (after signing in)
+    a connection that dies       ->  failed (the connection reports it)
+    await hub.aclose()           ->  closed
+
+A connector is ``async () -> Client``: a mock server in process (s19-s22) or a real
+connection (s23 on); the hub cannot tell them apart and imports no SDK. It raises
+``ServerError`` when the server cannot be reached, or ``AuthRequired`` carrying a
+stand-in client when the server wants a sign-in first.
+
+``accept`` is asked before a server joins, with the clients that would then be live; it
+raises a ``HarnessError`` to refuse (s21's name checker refuses a server whose tools
+would collide with a connected server's). A refused server is closed and ``failed``, a
+warning names it and why, and the run goes on: collisions cannot end a run.
+
+Introduced by the hub spine (s20 is the first lesson whose servers change while the
+agent runs). Not handled here: config files (s27), concurrent connect, timeouts per
+state and reconnecting (s28), reload (s29).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Iterator, Mapping
+from dataclasses import dataclass, field, replace
+from types import MappingProxyType
+from typing import Any
+
+from harness.errors import AuthRequired, HarnessError, ServerError
+from harness.mcp_client import Client
+from harness.spec import ServerSpec, State
+from harness.transcript import Transcript
+
+Connector = Callable[[], Awaitable[Client]]
+Accept = Callable[[Mapping[str, Client]], None]
+LIVE = (State.CONNECTED, State.NEEDS_AUTH)  # states whose client offers tools to the model
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One server as the hub holds it. Replaced, never changed, on every transition."""
+
+    name: str
+    state: State
+    connector: Connector = field(compare=False, repr=False)
+    spec: ServerSpec | None = None
+    client: Client | None = field(default=None, compare=False, repr=False)
+    error: HarnessError | None = None  # why it failed, as raised
+
+    @property
+    def tools(self) -> list[dict[str, Any]]:
+        """The tools the server listed (empty unless it has a client)."""
+        return list(self.client.tools) if self.client is not None else []
+
+
+@dataclass(frozen=True)
+class Change:
+    """One state transition: the event every display of the hub is built from."""
+
+    server: str
+    old: State | None  # None: the server was just added
+    new: State
+    reason: str = ""
+
+
+class _Live(Mapping[str, Client]):
+    """``hub.clients``: the clients of live servers, read afresh on every access."""
+
+    def __init__(self, entries: Mapping[str, Entry]) -> None:
+        self._entries = entries
+
+    def _live(self) -> dict[str, Client]:
+        return {n: e.client for n, e in self._entries.items() if e.state in LIVE and e.client is not None}
+
+    def __getitem__(self, name: str) -> Client:
+        return self._live()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._live())
+
+    def __len__(self) -> int:
+        return len(self._live())
+
+
+class Hub:
+    """Owns the servers: their entries, every state change, and closing them."""
+
+    def __init__(self, transcript: Transcript | None = None, *, accept: Accept | None = None,
+                 on_change: Callable[[Change], None] | None = None) -> None:
+        self._entries: dict[str, Entry] = {}
+        self._transcript = transcript  # every change is recorded there as a "state" event; warnings are printed
+        self._accept = accept
+        self._on_change = on_change
+        self.entries: Mapping[str, Entry] = MappingProxyType(self._entries)  # read-only to everyone else
+        self.clients: Mapping[str, Client] = _Live(self._entries)
+
+    async def __aenter__(self) -> Hub:
+        return self
+
+    async def __aexit__(self, *exc_info: Any) -> None:
+        await self.aclose()
+
+    # -- the map: only these methods write it --
+
+    def add(self, name: str, connector: Connector, spec: ServerSpec | None = None) -> Entry:
+        """Make a server known (``pending``); nothing is started yet."""
+        if name in self._entries:
+            raise HarnessError(f"server '{name}': already added")
+        return self._set(Entry(name, State.PENDING, connector, spec), "added")
+
+    async def connect(self, name: str) -> Entry:
+        """Connect a known server. Returns its entry: connected, needs-auth, or failed (never raises for the server)."""
+        entry = self._entries[name]
+        if entry.state in LIVE:
+            return entry
+        try:
+            client = await entry.connector()
+        except AuthRequired as exc:
+            return self._set(replace(entry, state=State.NEEDS_AUTH, client=exc.stand_in, error=None), str(exc))
+        except ServerError as exc:
+            return self._set(replace(entry, state=State.FAILED, client=None, error=exc), str(exc))
+        return await self._join(entry, client)
+
+    async def promote(self, name: str, client: Client) -> Entry:
+        """A ``needs-auth`` server signed in: its real client replaces the stand-in."""
+        return await self._join(self._entries[name], client)
+
+    def report(self, name: str, client: Client, state: State, reason: str) -> None:
+        """A connection's own news (it died, or came back). Ignored if that client is no longer the server's."""
+        entry = self._entries.get(name)
+        if entry is not None and entry.client is client and entry.state is not state:
+            error = ServerError(f"server '{name}': {reason}") if state is State.FAILED else None
+            self._set(replace(entry, state=state, error=error), reason)
+
+    async def aclose(self) -> None:
+        """Close every server the hub holds; each ends ``closed``. Safe to call twice."""
+        held = list(self._entries.values())
+        for entry in held:
+            if entry.state not in (State.CLOSED, State.FAILED, State.DISABLED):  # a failure stays on record
+                self._set(replace(entry, state=State.CLOSED), "hub closed")
+        clients = [e.client for e in held if e.client is not None]  # a failed connection may still hold a process
+        if any(hasattr(c, "aclose") for c in clients):
+            import anyio  # only real connections need closing, and they run on anyio
+
+            async with anyio.create_task_group() as tg:  # in parallel: each may wait out a grace
+                for client in clients:
+                    if hasattr(client, "aclose"):
+                        tg.start_soon(client.aclose)
+
+    # -- internals --
+
+    async def _join(self, entry: Entry, client: Client) -> Entry:
+        if self._accept is not None:
+            try:
+                self._accept({**self.clients, entry.name: client})
+            except HarnessError as exc:
+                await _close(client)  # a refused client must not linger: from s23 on it is a live process
+                self._warn_about(f"server '{entry.name}' not connected: {exc}")
+                return self._set(replace(entry, state=State.FAILED, client=None, error=exc), str(exc))
+        observe = getattr(client, "observe", None)
+        if observe is not None:  # a real connection tells the hub when it dies
+            observe(lambda state, reason: self.report(entry.name, client, state, reason))
+        names = ", ".join(t["name"] for t in client.tools)
+        return self._set(replace(entry, state=State.CONNECTED, client=client, error=None), f"tools: {names}")
+
+    def _set(self, entry: Entry, reason: str) -> Entry:
+        old = self._entries.get(entry.name)
+        self._entries[entry.name] = entry
+        change = Change(entry.name, old.state if old else None, entry.state, reason)
+        if self._transcript is not None:  # recorded, not printed: this may run in a connection's callback
+            self._transcript.record("state", server=change.server, old=change.old.value if change.old else None,
+                                    new=change.new.value, reason=change.reason)
+        if self._on_change is not None:
+            self._on_change(change)
+        return entry
+
+    def _warn_about(self, text: str) -> None:
+        if self._transcript is not None:
+            self._transcript.warning(text)
+
+
+async def _close(client: Client) -> None:
+    close = getattr(client, "aclose", None)
+    if close is not None:
+        await close()

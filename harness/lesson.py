@@ -1,0 +1,228 @@
+"""The lesson runner: options, model choice, workspace, signals, exit codes.
+
+A lesson's ``code.py`` is wiring: ``main(argv, out)`` hands this module its docstring
+and an async ``session(run)`` that builds the lesson's tool pool and runs the agent.
+Everything else is the same in every lesson and lives here:
+
+    --live              the real Anthropic API instead of the scripted model
+    --model NAME        live model (default: $ANTHROPIC_MODEL, then DEFAULT_LIVE_MODEL)
+    --prompt TEXT       with --live: the user prompt (default: the scenario's)
+    --scenario FILE     replay another script (default: the lesson's scenario.yaml)
+    --workspace DIR     the folder the file tools may touch (default: a fresh temp folder)
+    --max-turns N       stop after N model turns (N >= 1)
+    --deterministic     placeholders for ports, paths and the interpreter, as the pinned
+                        transcripts show them (the snapshot tests pass it)
+
+Exit codes: 0 the run finished (or its reader left: ``| head``); 1 the run stopped on a
+harness error, printed as the transcript's last line ``error: ...``; 2 bad usage or a
+missing API key (one line on stderr); 130 interrupted (Ctrl-C); 143 terminated
+(SIGTERM). On Ctrl-C and SIGTERM every server is stopped before the exit, within the
+shutdown graces. Never a traceback, unless the harness itself has a bug.
+
+(``python -m harness`` is the user CLI, not this: this runner serves lessons.)
+
+Introduced by s19.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import signal
+import sys
+import tempfile
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TextIO
+
+from harness.errors import HarnessError, UsageError
+from harness.loop import DEFAULT_MAX_TURNS, Policy, PoolSource, run_agent
+from harness.model import DEFAULT_LIVE_MODEL, Model, Scenario, ScriptedModel, live_model
+from harness.tools import Workspace
+from harness.transcript import Normalizer, Transcript
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@dataclass(frozen=True)
+class Run:
+    """Everything a lesson's session gets."""
+
+    args: argparse.Namespace
+    model: Model
+    prompt: str
+    transcript: Transcript
+    workspace: Workspace
+
+    async def agent(self, pool: PoolSource, policy: Policy = Policy()) -> list[dict[str, Any]]:
+        """Run the agent loop on this run's model, prompt and transcript."""
+        return await run_agent(self.model, self.prompt, pool, self.transcript, self.args.max_turns, policy)
+
+
+Session = Callable[["Run"], Awaitable[None]]
+Options = Callable[[argparse.ArgumentParser], None]
+
+
+SIGNALS = {signal.SIGINT: (130, "interrupted"), signal.SIGTERM: (143, "terminated")}
+
+
+class _Stopped(Exception):
+    """A signal ended the run; carries the exit code and the word for it."""
+
+    def __init__(self, code: int, word: str) -> None:
+        super().__init__(word)
+        self.code = code
+
+
+def run_lesson(lesson_file: str, doc: str | None, argv: list[str] | None, out: TextIO, session: Session, options: Options | None = None) -> int:
+    """Parse ``argv``, build the model and workspace, run ``session``; return the exit code."""
+    args = _parser(doc or "", options).parse_args(argv)
+    normalizer = Normalizer() if args.deterministic else None
+    transcript = Transcript(out, normalizer)
+    if normalizer is not None:
+        normalizer.add(sys.executable, "python")  # s23 on: servers run as `python -m ...`, whatever the venv
+    try:
+        try:
+            model, prompt = _model(args, Path(lesson_file).resolve().parent)
+            with _workspace(args.workspace) as root:
+                if normalizer is not None:
+                    normalizer.add(str(root), "<workspace>")
+                asyncio.run(_guarded(session, Run(args, model, prompt, transcript, Workspace(root))))
+        except BaseExceptionGroup as group:  # a task group's wrapping: report what was raised, not the group
+            raise _reason(group) from None
+    except UsageError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        return _reader_left()
+    except HarnessError as exc:
+        return _last_word(transcript, str(exc), 1)
+    except _Stopped as stop:
+        return _last_word(transcript, str(stop), stop.code)
+    except KeyboardInterrupt:  # a Ctrl-C outside the session (before the event loop ran)
+        return _last_word(transcript, "interrupted", 130)
+    return 0
+
+
+async def _guarded(session: Session, run: Run) -> None:
+    """Run the session in a cancel scope that Ctrl-C and SIGTERM cancel.
+
+    A cancel scope, not a task cancel: anyio keeps cancelling everything inside it until
+    it exits, so an SDK await that swallows one ``CancelledError`` cannot keep a hung call
+    alive. Cleanup that must finish (stopping servers) is shielded where it runs.
+    """
+    import anyio  # the SDK's async library; lessons from s23 on use it anyway
+
+    loop = asyncio.get_running_loop()
+    caught: list[int] = []
+    with anyio.CancelScope() as scope:
+
+        def stop(signum: int) -> None:
+            if not caught:
+                caught.append(signum)
+                scope.cancel()
+
+        for signum in SIGNALS:
+            loop.add_signal_handler(signum, stop, signum)
+        try:
+            await session(run)
+        finally:
+            for signum in SIGNALS:
+                loop.remove_signal_handler(signum)
+    if caught:
+        raise _Stopped(*SIGNALS[caught[0]])
+
+
+def _reason(group: BaseExceptionGroup) -> BaseException:
+    """The one exception a group stands for: a usage error first, then a signal, a harness error, a closed pipe."""
+    leaves: list[BaseException] = []
+
+    def walk(exc: BaseException) -> None:
+        if isinstance(exc, BaseExceptionGroup):
+            for inner in exc.exceptions:
+                walk(inner)
+        else:
+            leaves.append(exc)
+
+    walk(group)
+    for kind in (UsageError, _Stopped, HarnessError, BrokenPipeError, KeyboardInterrupt):
+        for leaf in leaves:
+            if isinstance(leaf, kind):
+                return leaf
+    return group  # a bug: let the traceback show it
+
+
+def _last_word(transcript: Transcript, text: str, code: int) -> int:
+    try:
+        transcript.error(text)
+    except BrokenPipeError:
+        return _reader_left()
+    return code
+
+
+def _reader_left() -> int:
+    """``code.py | head``: the reader left. Point stdout at /dev/null so the exit flush is quiet."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass  # stdout is not a real file (a test's StringIO): nothing to silence
+    return 0
+
+
+def _parser(doc: str, options: Options | None) -> argparse.ArgumentParser:
+    title, _, rest = doc.strip().partition("\n")
+    parser = argparse.ArgumentParser(description=title, epilog=rest.strip() or None, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--live", action="store_true", help="use the real Anthropic API (needs ANTHROPIC_API_KEY)")
+    parser.add_argument("--model", help=f"live model name (default: $ANTHROPIC_MODEL, else {DEFAULT_LIVE_MODEL})")
+    parser.add_argument("--prompt", help="with --live: the user prompt (default: the scenario's)")
+    parser.add_argument("--scenario", type=Path, help="scenario to replay (default: the lesson's scenario.yaml)")
+    parser.add_argument("--workspace", type=Path, help="folder the file tools may use (default: a fresh temporary folder)")
+    parser.add_argument("--max-turns", type=_positive, default=DEFAULT_MAX_TURNS, metavar="N", help=f"stop after this many model turns (default: {DEFAULT_MAX_TURNS})")
+    parser.add_argument("--deterministic", action="store_true", help="placeholders for ports, paths and the interpreter, as the pinned transcripts show them")
+    if options:
+        options(parser)
+    return parser
+
+
+def _positive(value: str) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{value}' is not a whole number") from None
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"'{value}': must be 1 or more")
+    return number
+
+
+def _model(args: argparse.Namespace, lesson_dir: Path) -> tuple[Model, str]:
+    path = args.scenario or lesson_dir / "scenario.yaml"
+    if args.prompt and not args.live:
+        raise UsageError("--prompt goes with --live: offline, the scripted model replays its scenario")
+    if args.scenario is not None and not args.scenario.is_file():
+        raise UsageError(f"--scenario: no such file: {args.scenario}")
+    if args.live:
+        model = live_model(args.model)
+        return model, args.prompt or Scenario.load(path, display_path(path)).prompt
+    scenario = Scenario.load(path, display_path(path))
+    return ScriptedModel(scenario), args.prompt or scenario.prompt
+
+
+def display_path(path: Path) -> str:
+    """A path as messages print it: relative to the repository when inside it."""
+    resolved = path.resolve()
+    return resolved.relative_to(ROOT).as_posix() if resolved.is_relative_to(ROOT) else path.name
+
+
+@contextmanager
+def _workspace(given: Path | None) -> Iterator[Path]:
+    if given is not None:
+        if not given.is_dir():
+            raise UsageError(f"--workspace: no such folder: {given}")
+        yield given.resolve()
+        return
+    with tempfile.TemporaryDirectory(prefix="mcp-course-") as tmp:
+        yield Path(tmp).resolve()

@@ -1,0 +1,129 @@
+"""stdio: the server is a child process; JSON-RPC is one message per line on stdin/stdout.
+
+The harness spawns the process itself rather than through the SDK's ``stdio_client``,
+because it needs the process: its exit code for error messages, and a shutdown it can
+see. Stderr goes to a file the connection keeps, so its last lines can explain a crash.
+
+The shutdown is the spec's order, bounded at every step and shielded from cancellation,
+so a Ctrl-C cannot leak a child: close stdin, wait ``exit_grace``; SIGTERM the process
+group, wait ``kill_grace``; SIGKILL. The child runs in its own process group (a
+terminal's Ctrl-C reaches only us, and we stop the whole group) and inherits only the
+SDK's safe environment (HOME, PATH, ...) plus ``spec.env``, like Cline; Claude Code
+passes its whole environment.
+
+Introduced by s23. Not handled here: Windows process trees, a server that outlives a
+``kill -9`` of the harness (the hardening issue).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager, suppress
+from typing import Any
+
+import anyio
+import mcp_types as types
+from anyio.streams.text import TextReceiveStream
+from mcp.client.stdio import get_default_environment
+from mcp.os.posix.utilities import terminate_posix_process_tree
+from mcp.shared.message import SessionMessage
+
+from harness.errors import ServerError
+from harness.spec import ServerSpec, Timeouts
+from harness.transports import Context, Streams, register
+from harness.wire import InvalidFrame
+
+
+def _resolve(spec: ServerSpec, env: Mapping[str, str]) -> str:
+    """The executable to run; a clear error instead of the bare ENOENT of a failed spawn."""
+    if spec.cwd is not None and not os.path.isdir(spec.cwd):
+        raise ServerError(f"server '{spec.name}': cannot start `{spec.where()}`: working directory does not exist")
+    found = shutil.which(spec.command or "", path=env.get("PATH"))
+    if found is None:
+        raise ServerError(f"server '{spec.name}': cannot start `{spec.where()}`: command not found")
+    return found
+
+
+def _parse(line: str) -> SessionMessage | Exception:
+    # A bad line is passed along as a value (the session skips it; the tap records it).
+    try:
+        return SessionMessage(types.jsonrpc_message_adapter.validate_json(line, by_name=False))
+    except ValueError:
+        return InvalidFrame(line)
+
+
+@asynccontextmanager
+async def open_stdio(spec: ServerSpec, context: Context) -> AsyncIterator[Streams]:
+    """Spawn the server; yield (read, write) streams of JSON-RPC messages; always stop it."""
+    env = {**get_default_environment(), **spec.env}
+    executable = _resolve(spec, env)
+    timeouts = context.timeouts
+    try:
+        process = await anyio.open_process([executable, *spec.args], env=env, cwd=spec.cwd, stderr=context.errlog, start_new_session=True)
+    except OSError as exc:
+        raise ServerError(f"server '{spec.name}': cannot start `{spec.where()}`: {exc.strerror}") from None
+    context.child.append(process)
+    to_session, from_server = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+    to_server, from_session = anyio.create_memory_object_stream[SessionMessage](0)
+
+    async def pump_stdout() -> None:
+        async with to_session:
+            buffer = ""
+            with suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
+                async for chunk in TextReceiveStream(process.stdout, errors="replace"):
+                    *lines, buffer = (buffer + chunk).split("\n")
+                    for line in filter(str.strip, lines):
+                        await to_session.send(_parse(line))
+        # Leaving closes to_session: the session sees end-of-stream and fails pending requests.
+
+    async def pump_stdin() -> None:
+        try:
+            async with from_session:
+                async for message in from_session:
+                    line = message.message.model_dump_json(by_alias=True, exclude_unset=True) + "\n"
+                    await process.stdin.send(line.encode())
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+            await to_session.aclose()  # the server stopped reading: end the session's stream too
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(pump_stdout)
+        tg.start_soon(pump_stdin)
+        try:
+            yield from_server, to_server
+        finally:
+            with anyio.CancelScope(shield=True):  # must finish even when we are being cancelled
+                await stop(process, timeouts)
+            tg.cancel_scope.cancel()
+    with anyio.move_on_after(timeouts.kill_grace, shield=True):
+        await process.aclose()
+
+
+async def stop(process: Any, timeouts: Timeouts) -> None:
+    """Close stdin, wait; SIGTERM the group, wait; SIGKILL. Every wait is bounded."""
+    with suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+        await process.stdin.aclose()  # a well-behaved server exits on end of input
+    if await exited(process, timeouts.exit_grace):
+        return
+    await terminate_posix_process_tree(process, timeouts.kill_grace)  # the SDK's SIGTERM -> SIGKILL of the group
+    await exited(process, timeouts.kill_grace)
+
+
+async def exited(process: Any, within: float) -> bool:
+    # Poll returncode, as the SDK does: asyncio's wait() also waits for the pipes to close.
+    with anyio.move_on_after(within):
+        while process.returncode is None:
+            await anyio.sleep(0.01)
+    return process.returncode is not None
+
+
+def tail(errlog: Any, lines: int) -> list[str]:
+    """The last lines the child wrote to stderr. ``pread`` leaves the shared offset alone."""
+    fd = errlog.fileno()
+    size = os.fstat(fd).st_size
+    chunk = os.pread(fd, min(size, 16384), max(0, size - 16384)).decode("utf-8", errors="replace")
+    return [line.rstrip() for line in chunk.splitlines() if line.strip()][-lines:]
+
+
+register("stdio", open_stdio)

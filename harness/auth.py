@@ -53,7 +53,7 @@ from mcp.client.auth import OAuthClientProvider
 from mcp.client.auth.oauth2 import OAuthContext
 from mcp.shared.auth import AuthorizationCodeResult, OAuthClientInformationFull, OAuthClientMetadata, OAuthToken
 
-from harness.errors import AuthRequired, ServerError, ToolError
+from harness.errors import AuthRequired, ConfigError, ServerError, ToolError
 from harness.hub import Connector, Hub
 from harness.mcp_client import Client
 from harness.results import ToolResult
@@ -98,9 +98,16 @@ class TokenStore:
 
     def _read(self) -> dict[str, Any]:
         try:
-            return json.loads(self.path.read_text(encoding="utf-8"))
+            data = json.loads(self.path.read_text(encoding="utf-8"))
         except FileNotFoundError:
             return {}
+        except OSError as exc:
+            raise ConfigError(f"token store {self.path}: cannot read: {exc.strerror}") from None
+        except ValueError:  # never quote the content: it holds tokens
+            raise ConfigError(f"token store {self.path}: not valid JSON; delete the file to sign in again") from None
+        if not isinstance(data, dict):
+            raise ConfigError(f"token store {self.path}: expected a JSON object; delete the file to sign in again")
+        return data
 
     def _write(self, data: dict[str, Any]) -> None:
         self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
@@ -302,6 +309,15 @@ class Authorizer:
 
     async def __aenter__(self) -> Authorizer:
         self._tg = await anyio.create_task_group().__aenter__()
+        try:
+            return await self._start()
+        except BaseException as exc:  # leave the task group in this task, or anyio's cancel scopes tangle
+            self._tg.cancel_scope.cancel()
+            await self._tg.__aexit__(type(exc), exc, exc.__traceback__)
+            raise
+
+    async def _start(self) -> Authorizer:
+        assert self._tg is not None
         stored = await self.store.get_client_info()
         preferred = stored.redirect_uris[0].port if stored and stored.redirect_uris else 0
         await self.callback.serve(preferred or 0, self._tg)
@@ -323,20 +339,21 @@ class Authorizer:
         self._tg.cancel_scope.cancel()
         return await self._tg.__aexit__(*exc)
 
-    # Every secret gets a stable placeholder before anything could print it.
+    # Every secret gets a stable placeholder before anything could print it. Runs inside
+    # the SDK's auth flow, so everything here records with post(): output can never stall it.
     def redact(self, value: str | None, kind: str, numbered: bool = False) -> None:
         if value:
             if numbered:
                 self._counts[kind] = self._counts.get(kind, 0) + 1
                 kind = f"{kind}_{self._counts[kind]}"
-            self.transcript.normalize.add(value, f"<{kind}>")
+            self.transcript.redact.add(value, f"<{kind}>")
 
     def _redact_client(self, info: OAuthClientInformationFull) -> None:
         self.redact(info.client_id, "client_id")
         self.redact(info.client_secret, "client_secret")
 
     def say(self, text: str) -> None:
-        self.transcript.emit("auth", text=f"{self.name}: {text}")
+        self.transcript.post("auth", text=f"{self.name}: {text}")
 
     async def _redirect(self, url: str) -> None:
         params = dict(parse_qsl(urlsplit(url).query))
@@ -404,7 +421,7 @@ class _Traced(httpx2.Auth):
                 response = yield outgoing
                 if traced or outgoing is not request or _challenged(response):
                     traced = True
-                    self.owner.transcript.emit("http", text=_describe(outgoing, response))
+                    self.owner.transcript.post("http", text=_describe(outgoing, response))
                 if not self.owner.interactive and outgoing is request and _challenged(response):
                     self.owner.needs_authorization = True
                     return  # the 401 goes back to the transport; no browser without the user's say-so

@@ -36,7 +36,7 @@ from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, NoReturn, TextIO
 
 from harness.errors import HarnessError, UsageError
 from harness.loop import DEFAULT_MAX_TURNS, Policy, PoolSource, run_agent
@@ -173,9 +173,24 @@ def _reader_left() -> int:
     return 0
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, with a bad command line told in one line (its usage block is one ``--help`` away)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"error: {message} (see --help)\n")
+
+
+def folder(value: str) -> Path:
+    """An argparse type: a folder that exists, or does not exist yet; never a file."""
+    path = Path(value)
+    if path.exists() and not path.is_dir():
+        raise argparse.ArgumentTypeError(f"'{value}' is a file, not a folder")
+    return path
+
+
 def _parser(doc: str, options: Options | None) -> argparse.ArgumentParser:
     title, _, rest = doc.strip().partition("\n")
-    parser = argparse.ArgumentParser(description=title, epilog=rest.strip() or None, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = _Parser(description=title, epilog=rest.strip() or None, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--live", action="store_true", help="use the real Anthropic API (needs ANTHROPIC_API_KEY)")
     parser.add_argument("--model", help=f"live model name (default: $ANTHROPIC_MODEL, else {DEFAULT_LIVE_MODEL})")
     parser.add_argument("--prompt", help="with --live: the user prompt (default: the scenario's)")
@@ -212,9 +227,9 @@ def _model(args: argparse.Namespace, lesson_dir: Path) -> tuple[Model, str]:
 
 
 def display_path(path: Path) -> str:
-    """A path as messages print it: relative to the repository when inside it."""
+    """A path as messages print it: relative to the repository when inside it, else as given."""
     resolved = path.resolve()
-    return resolved.relative_to(ROOT).as_posix() if resolved.is_relative_to(ROOT) else path.name
+    return resolved.relative_to(ROOT).as_posix() if resolved.is_relative_to(ROOT) else str(path)
 
 
 @contextmanager

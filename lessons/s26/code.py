@@ -74,7 +74,7 @@ async def session(run: lesson.Run) -> None:
 
 def options(parser) -> None:
     wire.options(parser)
-    parser.add_argument("--token-store", type=Path, metavar="DIR", help="folder for the token store (default: <workspace>/.mcp-auth)")
+    parser.add_argument("--token-store", type=lesson.folder, metavar="DIR", help="folder for the token store (default: <workspace>/.mcp-auth)")
 
 
 def main(argv=None, out=sys.stdout) -> int:

@@ -123,6 +123,9 @@ class Hub:
         entry = self._entries[name]
         if entry.state in LIVE:
             return entry
+        if entry.client is not None:  # a connection that died still holds its process: stop it first
+            await _close(entry.client)
+            entry = self._set(replace(entry, client=None), "old connection closed")
         try:
             client = await entry.connector()
         except AuthRequired as exc:

@@ -84,7 +84,8 @@ class MCPConnection:
 
     def __init__(self, spec: ServerSpec, *, tap: WireTap | None, auth: Any, timeouts: Timeouts,
                  transcript: Transcript | None, session_options: Mapping[str, Any],
-                 handshake: Handshake = classic_handshake, reconnect: Reconnect = never) -> None:
+                 handshake: Handshake = classic_handshake, reconnect: Reconnect = never,
+                 transport: transports.Transport | None = None) -> None:
         self.name = spec.name
         self.spec = spec
         self.tools: list[dict[str, Any]] = []
@@ -94,6 +95,7 @@ class MCPConnection:
         self.timeouts = timeouts
         self._tap, self._auth, self._transcript, self._options = tap, auth, transcript, dict(session_options)
         self._handshake_with, self._reconnect = handshake, reconnect
+        self._transport = transport or transports.lookup(spec)  # an unknown transport fails here, before any task
         self._observer: Observer | None = None
         self._session: ClientSession | None = None
         self._generation = 0  # sessions established so far
@@ -257,7 +259,7 @@ class MCPConnection:
         self._context = context = transports.Context(self.timeouts, auth=self._auth, errlog=self._errlog, label=self._label)
         if self._tap is not None:
             self._tap.new_session(spec.name)
-        async with transports.lookup(spec)(spec, context) as (read, write):
+        async with self._transport(spec, context) as (read, write):
             if self._tap is not None:
                 read, write = self._tap.tap(spec.name, read, write)
             options = {"client_info": CLIENT_INFO, "message_handler": self._on_message, **self._options}

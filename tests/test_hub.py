@@ -25,6 +25,7 @@ from harness.results import ToolResult, text_block
 from harness.spec import ServerSpec, State, Timeouts
 from harness.tools import Tool
 from harness.transcript import Transcript
+from leaks import no_process_left  # noqa: F401  (the fixture)
 from mock_servers.catalog import SERVERS
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -278,5 +279,45 @@ def test_reinitialize_is_asked_once_per_expired_generation():
         with anyio.fail_after(2):
             await conn._reinitialize(1, "search")
         assert not conn._wake.is_set(), "the fresh session was torn down by a caller of the old generation"
+
+    run(main)
+
+
+# --- the reconnect seam, against a real server -------------------------------------------------
+
+
+def _stdio(name: str, *flags: str) -> ServerSpec:
+    args = ("-m", f"mock_servers.{name}", "--transport", "stdio", *flags)
+    return ServerSpec(name, "stdio", command=sys.executable, args=args, env={"PYTHONHASHSEED": "0"}, cwd=str(ROOT))
+
+
+@pytest.mark.usefixtures("no_process_left")
+def test_a_reconnect_policy_brings_a_crashed_server_back_and_the_hub_sees_it():
+    from harness.connection import Connections
+    from harness.errors import ToolError
+
+    asked = []
+
+    def once(failures: int, error: ServerError) -> float | None:
+        asked.append((failures, "connection lost" in str(error)))
+        return 0.0 if failures == 1 else None
+
+    async def main():
+        transcript = Transcript()
+        quick = Timeouts(connect=20, list=10, call=10, exit_grace=0.5, kill_grace=1)
+        async with Connections(transcript, timeouts=quick) as conns, Hub(transcript) as hub:
+            spec = _stdio("deploy", "--crash-after", "1")
+            hub.add("deploy", conns.connector(spec, reconnect=once), spec)
+            deploy = (await hub.connect("deploy")).client
+            assert "dep-" in (await deploy.call_tool("trigger", {"service": "web"})).text()
+            with pytest.raises(ToolError, match="connection lost"):
+                await deploy.call_tool("trigger", {"service": "web"})  # the server exits after one call
+            with anyio.fail_after(20):
+                while hub.entries["deploy"].state is not State.CONNECTED:
+                    await anyio.sleep(0.02)
+            assert "dep-" in (await deploy.call_tool("trigger", {"service": "web"})).text()
+        assert asked == [(1, True)]
+        assert [e for e in states(transcript) if e[0] == "deploy"][1:4] == [
+            ("deploy", "pending", "connected"), ("deploy", "connected", "failed"), ("deploy", "failed", "connected")]
 
     run(main)

@@ -49,7 +49,8 @@ async def session(run: lesson.Run) -> None:
         async with Connections(run.transcript, timeouts=Timeouts(call=run.args.call_timeout)) as conns, \
                 Hub(run.transcript, accept=accept) as hub:
             for name in SERVERS:
-                hub.add(name, conns.connector(spec(name, run.args.fault), tap=tap), spec(name, run.args.fault))
+                server = spec(name, run.args.fault)
+                hub.add(name, conns.connector(server, tap=tap), server)
             builtins = run.workspace.tools() + [connect_tool(hub)]
             await run.agent(pool.rebuilt(BASE, builtins, hub.clients, report=run.transcript.note))
 

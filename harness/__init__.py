@@ -3,16 +3,24 @@
 Modules follow lesson order; an earlier module never imports a later one.
 
     errors        s19  the exception tree
+    spec          s19  ServerSpec, Timeouts, State: a server before it connects; no SDK
+    results       s19  ToolResult: content blocks, is_error; text() is what the model reads
+    redact        s19  secrets out of every output, always (first ones: s24's session ids)
     tools         s19  Tool values; built-in file tools confined to a workspace
-    transcript    s19  events as data and as text, one normaliser
+    transcript    s19  events as data and as text; normalization only with --deterministic
     model         s19  scripted model (scenario.yaml) and live model (anthropic)
-    loop          s19  the agent loop; the pool is asked for every turn
-    cli           s19  the command line every lesson shares
+    loop          s19  the agent loop; the pool is asked for every turn; Policy hooks
+    lesson        s19  the lesson runner every lesson shares: options, signals, exit codes
     mcp_client    s19  a mock MCP client: tools/list and tools/call in process
-    connect       s20  the connect_mcp tool
+    hub           s20  the one owner of the servers: entries, states (s19 already uses it)
+    connect       s20  the connect_mcp tool, which asks the hub to connect
     naming        s21  mcp__server__tool names: normalize, collide, hash, reverse
     pool          s22  tool pool assembly without cache
     wire          s23  the wire tap: every JSON-RPC frame, ids renumbered
-    transport     s23  real connections: stdio (s23), SSE (s24), Streamable HTTP sessions (s25)
+    transports/   s23  the transport registry: stdio (s23), sse (s24), http (s25)
+    connection    s23  MCPConnection, Connections: handshake, calls; session expiry (s25)
     auth          s26  OAuth: token store, loopback callback, refresh, step-up, needs-auth
+    conformance   CI   the harness as a client for the official MCP conformance suite
+
+``python -m harness`` is left free for a user CLI; lessons run through ``harness.lesson``.
 """

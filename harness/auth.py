@@ -19,7 +19,7 @@ host:
   without following redirects, reads the Location and delivers it to the callback.
 - ``Authorizer``: all of that for one server, plus a trace of every HTTP exchange the
   auth flow takes part in (method, URL, status, challenge; never a body or credential),
-  and every secret registered with the transcript's normaliser the moment it exists.
+  and every secret registered with the transcript's redactor the moment it exists.
 - ``needs-auth`` as a state: the hub connector from ``connector`` connects with stored
   tokens if they work; otherwise the hub lists the server as ``needs-auth`` with one
   tool, ``authenticate`` (``mcp__{server}__authenticate`` to the model). Calling it runs
@@ -284,7 +284,7 @@ async def system_browser(url: str) -> None:
 class Authorizer:
     """Store, callback, SDK provider and trace for one server. ``async with`` it around the connection.
 
-    ``auth`` is the ``httpx2.Auth`` to hand to ``harness.transport.connect``. While
+    ``auth`` is the ``httpx2.Auth`` to hand to ``harness.connection.connect``. While
     ``interactive`` is False a 401 is not answered with a browser flow: the exchange is
     traced, ``needs_authorization`` is set, and the 401 goes back to the transport.
     """
@@ -359,7 +359,7 @@ class Authorizer:
         params = dict(parse_qsl(urlsplit(url).query))
         self.redact(params.get("state"), "state")
         self.redact(params.get("code_challenge"), "code_challenge")
-        self.say(f"authorize in the browser: {unquote(url)}")  # decoded, so the normaliser sees the ports
+        self.say(f"authorize in the browser: {unquote(url)}")  # decoded, so a deterministic run's normalizer sees the ports
         await self.browser(url)
 
     async def _callback(self) -> AuthorizationCodeResult:

@@ -9,7 +9,7 @@ a lesson's deterministic transcript only (``harness.transcript.Normalizer``).
 ``Authorization`` header values are caught by shape too (``Bearer ...``, ``Basic ...``),
 so a header nobody registered still never shows.
 
-Introduced by the hub spine (s26's OAuth flow is the first to register secrets). Not
+Introduced by the hub spine (s24's SSE session id is the first secret registered). Not
 handled here: secrets in server stderr that the harness never saw being issued.
 """
 

@@ -11,7 +11,7 @@ so a lesson can print the conversation on the wire (``--wire``) or pin it in a s
 the file is opened before the run, so a path that cannot be written is a usage error
 at once, not after the run). The tap sees JSON-RPC only:
 HTTP statuses and headers (404, Mcp-Session-Id) are the transport's business, and
-``harness.transport`` reports those as notes.
+``harness.connection`` and the transports report those as notes.
 
 Request ids are renumbered per server in order of first use (1, 2, 3, ...), across
 re-initialized sessions too, so a snapshot never depends on how the SDK counts. Ids of

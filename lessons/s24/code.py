@@ -8,8 +8,8 @@ exactly the stdio ones: only `ServerSpec(name, "sse", url=...)` changed. This is
 2024-11-05 transport; new servers use Streamable HTTP (s25), but many still speak SSE.
 
 The servers are started by `mock_servers.launch.serve_http`, which waits for their
-`READY <url>` line and stops them at the end. Ports are picked by the OS and printed as
-<port>; the SSE session id becomes a placeholder.
+`READY <url>` line and stops them at the end. Ports are picked by the OS (printed as
+<port> with --deterministic, as pinned); the SSE session id is a secret, redacted always.
 
 Not yet: Streamable HTTP and session expiry (s25), auth (s26), reconnecting (s28).
 

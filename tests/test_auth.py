@@ -2,8 +2,9 @@
 
 The protected docs server and its authorization server run inside the test's event loop
 (``mock_servers.protected.running``) on one injected clock, so expiry is a number the test
-moves, never a wait. The client side is the real harness: ``harness.transport`` with the
-SDK's OAuth provider under ``harness.auth``.
+moves, never a wait. The client side is the real harness: ``harness.connection`` with the
+SDK's OAuth provider under ``harness.auth``, and a ``Hub`` holding the server. After every test no process it started is left
+(tests/leaks.py).
 """
 
 from __future__ import annotations
@@ -19,13 +20,19 @@ from pathlib import Path
 import anyio
 import httpx2
 import pytest
+from leaks import no_process_left  # noqa: F401  (the fixture)
 from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 
-from harness.auth import Authorizer, NeedsAuth, TokenStore, open_remote
-from harness.errors import ServerError, ToolError
+from harness import auth
+from harness.auth import Authorizer, NeedsAuth, TokenStore
+from harness.connection import Connections
+from harness.errors import ConfigError, ServerError, ToolError
+from harness.hub import Hub
+from harness.spec import ServerSpec, State
 from harness.transcript import Transcript
-from harness.transport import Connections, ServerSpec
 from mock_servers.protected import running
+
+pytestmark = pytest.mark.usefixtures("no_process_left")
 
 
 class Clock:
@@ -66,11 +73,11 @@ class Scene:
 
     @asynccontextmanager
     async def signed_in(self):
-        """A harness run whose authorizer may open the browser at once; yields (state, authorizer, clients)."""
+        """A harness run whose authorizer may open the browser at once; yields (state, authorizer, hub)."""
         async with Connections(self.transcript) as conns, self.authorizer() as authz:
-            clients: dict = {}
+            hub = Hub(self.transcript)
             authz.interactive = True
-            yield await connect_docs(self, conns, authz, clients), authz, clients
+            yield await connect_docs(self, conns, authz, hub), authz, hub
 
 
 def scene(test, tmp_path: Path, access_lifetime: int = 3600):
@@ -83,9 +90,15 @@ def scene(test, tmp_path: Path, access_lifetime: int = 3600):
     anyio.run(main)
 
 
-async def connect_docs(s: Scene, conns: Connections, authz: Authorizer, clients: dict) -> str:
-    spec = ServerSpec("docs", "http", url=s.url)
-    return await open_remote(authz, lambda auth: conns.open(spec, auth=auth), clients)
+async def connect_docs(s: Scene, conns: Connections, authz: Authorizer, hub: Hub) -> str:
+    """Ask the hub for docs through the auth connector; its state, or the ServerError if it failed."""
+    spec = ServerSpec("docs", "http", url=authz.url)
+    if "docs" not in hub.entries:
+        hub.add("docs", auth.connector(authz, lambda a: conns.open(spec, auth=a), hub), spec)
+    entry = await hub.connect("docs")
+    if entry.state is State.FAILED:
+        raise entry.error
+    return entry.state.value
 
 
 # --- the store -----------------------------------------------------------------------------
@@ -137,7 +150,7 @@ def test_protected_server_challenges_with_resource_metadata(tmp_path):
 
 def test_expired_token_gets_401_invalid_token(tmp_path):
     async def test(s: Scene):
-        async with s.signed_in() as (state, authz, clients):
+        async with s.signed_in() as (state, authz, hub):
             assert state == "connected"
             token = (await authz.store.get_tokens()).access_token
         s.clock.now += 3600
@@ -154,28 +167,28 @@ def test_expired_token_gets_401_invalid_token(tmp_path):
 def test_needs_auth_offers_only_authenticate_then_swaps_in_the_real_tools(tmp_path):
     async def test(s: Scene):
         async with Connections(s.transcript) as conns, s.authorizer() as authz:
-            clients: dict = {}
-            assert await connect_docs(s, conns, authz, clients) == "needs-auth"
-            placeholder = clients["docs"]
+            hub = Hub(s.transcript)
+            assert await connect_docs(s, conns, authz, hub) == "needs-auth"
+            placeholder = hub.clients["docs"]
             assert isinstance(placeholder, NeedsAuth) and [t["name"] for t in placeholder.tools] == ["authenticate"]
             assert "/authorize" not in s.out.getvalue(), "no browser before the model asks"
             assert s.server.clients == {}, "no registration before the model asks"
             with pytest.raises(ToolError, match="needs authorization"):
                 await placeholder.call_tool("search", {"query": "x"})
-            answer = await placeholder.call_tool("authenticate", {})
+            answer = (await placeholder.call_tool("authenticate", {})).text()
             assert answer == "Authorized 'docs'. Its 3 tools replace the authenticate tool: search, get_version, publish"
-            assert [t["name"] for t in clients["docs"].tools] == ["search", "get_version", "publish"]
-            assert "hooks" in await clients["docs"].call_tool("search", {"query": "hooks"})
+            assert [t["name"] for t in hub.clients["docs"].tools] == ["search", "get_version", "publish"]
+            assert "hooks" in (await hub.clients["docs"].call_tool("search", {"query": "hooks"})).text()
 
     scene(test, tmp_path)
 
 
 def test_refresh_happens_before_expiry_and_rotates(tmp_path):
     async def test(s: Scene):
-        async with s.signed_in() as (_, authz, clients):
+        async with s.signed_in() as (_, authz, hub):
             first = await authz.store.get_tokens()
             s.clock.now += 3600 - 299  # 299 s left: inside the 300 s margin, the server would still accept it
-            assert "docs 1.4.2" in await clients["docs"].call_tool("get_version", {})
+            assert "docs 1.4.2" in (await hub.clients["docs"].call_tool("get_version", {})).text()
             second = await authz.store.get_tokens()
             assert second.access_token != first.access_token and second.refresh_token != first.refresh_token
             assert "grant_type=refresh_token" in s.out.getvalue()
@@ -187,9 +200,9 @@ def test_refresh_happens_before_expiry_and_rotates(tmp_path):
 
 def test_403_insufficient_scope_steps_up_and_retries(tmp_path):
     async def test(s: Scene):
-        async with s.signed_in() as (_, authz, clients):
+        async with s.signed_in() as (_, authz, hub):
             assert (await authz.store.get_tokens()).scope == "docs:read"
-            assert await clients["docs"].call_tool("publish", {"title": "Hooks"}) == "published 'Hooks' to the team documentation"
+            assert (await hub.clients["docs"].call_tool("publish", {"title": "Hooks"})).text() == "published 'Hooks' to the team documentation"
             assert (await authz.store.get_tokens()).scope == "docs:read docs:write"
             text = s.out.getvalue()
             assert '-> 403 Bearer error="insufficient_scope", scope="docs:read docs:write"' in text, text
@@ -202,11 +215,11 @@ def test_a_restart_reuses_tokens_and_registration(tmp_path):
     async def test(s: Scene):
         for run in (1, 2):
             async with Connections(s.transcript) as conns, s.authorizer() as authz:
-                clients: dict = {}
-                state = await connect_docs(s, conns, authz, clients)
+                hub = Hub(s.transcript)
+                state = await connect_docs(s, conns, authz, hub)
                 if run == 1:
                     assert state == "needs-auth"
-                    await clients["docs"].call_tool("authenticate", {})
+                    await hub.clients["docs"].call_tool("authenticate", {})
                 else:
                     assert state == "connected"
         assert len(s.server.clients) == 1, "the second run must not register again"
@@ -217,9 +230,9 @@ def test_a_restart_reuses_tokens_and_registration(tmp_path):
 
 def test_a_401_after_revocation_runs_the_flow_again(tmp_path):
     async def test(s: Scene):
-        async with s.signed_in() as (_, authz, clients):
+        async with s.signed_in() as (_, authz, hub):
             s.server.access.clear()  # the server forgets every access token
-            assert "hooks" in await clients["docs"].call_tool("search", {"query": "hooks"})
+            assert "hooks" in (await hub.clients["docs"].call_tool("search", {"query": "hooks"})).text()
             assert s.out.getvalue().count("/authorize?") == 2
 
     scene(test, tmp_path)
@@ -236,12 +249,12 @@ def test_a_refused_authorization_is_a_tool_error_and_stays_needs_auth(tmp_path):
 
     async def test(s: Scene):
         async with Connections(s.transcript) as conns, s.authorizer(browser=refusing_browser) as authz:
-            clients: dict = {}
-            await connect_docs(s, conns, authz, clients)
+            hub = Hub(s.transcript)
+            await connect_docs(s, conns, authz, hub)
             with pytest.raises(ToolError) as info:
-                await clients["docs"].call_tool("authenticate", {})
+                await hub.clients["docs"].call_tool("authenticate", {})
             assert str(info.value) == "server 'docs': authorization failed: the authorization server refused: access_denied", info.value
-            assert isinstance(clients["docs"], NeedsAuth)
+            assert isinstance(hub.clients["docs"], NeedsAuth)
 
     scene(test, tmp_path)
 
@@ -250,7 +263,7 @@ def test_server_that_is_down_is_failed_not_needs_auth(tmp_path):
     async def main():
         async with Connections() as conns, Authorizer("docs", "http://127.0.0.1:9/mcp", tmp_path, Transcript()) as authz:
             with pytest.raises(ServerError, match="server 'docs'"):
-                await open_remote(authz, lambda auth: conns.open(ServerSpec("docs", "http", url=authz.url), auth=auth), {})
+                await connect_docs(None, conns, authz, Hub())
 
     anyio.run(main)
 
@@ -266,20 +279,20 @@ def test_no_secret_reaches_any_output(tmp_path, caplog, capfd):
     async def test(s: Scene):
         for _ in (1, 2):  # a fresh run, then a restart from the store
             async with Connections(s.transcript) as conns, s.authorizer() as authz:
-                clients: dict = {}
-                if await connect_docs(s, conns, authz, clients) == "needs-auth":
-                    await clients["docs"].call_tool("authenticate", {})
-                await clients["docs"].call_tool("publish", {"title": "x"})  # step-up
+                hub = Hub(s.transcript)
+                if await connect_docs(s, conns, authz, hub) == "needs-auth":
+                    await hub.clients["docs"].call_tool("authenticate", {})
+                await hub.clients["docs"].call_tool("publish", {"title": "x"})  # step-up
                 s.clock.now += 3500  # refresh
-                await clients["docs"].call_tool("search", {"query": "mcp"})
+                await hub.clients["docs"].call_tool("search", {"query": "mcp"})
                 s.server.access.clear()  # re-authorization on 401
-                await clients["docs"].call_tool("get_version", {})
+                await hub.clients["docs"].call_tool("get_version", {})
                 s.server.refresh.clear()
                 s.clock.now += 3500  # refresh refused, then a full flow
-                await clients["docs"].call_tool("get_version", {})
-                with pytest.raises(ToolError) as info:
-                    await clients["docs"].call_tool("nope", {})
-                errors.append(str(info.value))
+                await hub.clients["docs"].call_tool("get_version", {})
+                refused = await hub.clients["docs"].call_tool("nope", {})  # the server's error, as data
+                assert refused.is_error, refused
+                errors.append(refused.text())
         found["secrets"] = s.secrets()
         found["events"] = {json.dumps(e) for e in s.transcript.events}
         found["text"] = {s.out.getvalue()}
@@ -300,3 +313,11 @@ def test_no_secret_reaches_any_output(tmp_path, caplog, capfd):
         assert not leaked, f"secrets found in {where}: {leaked}"
         assert "Bearer at_" not in text and "Basic " not in text, f"an Authorization value in {where}"
 
+
+
+def test_a_corrupt_store_is_a_config_error_naming_the_file_and_never_its_content(tmp_path):
+    store = TokenStore(tmp_path, "docs", "http://127.0.0.1:1/mcp")
+    store.path.write_text('{"tokens": {"token": {"access_token": "at-leak', encoding="utf-8")
+    with pytest.raises(ConfigError) as caught:
+        anyio.run(store.get_tokens)
+    assert str(store.path) in str(caught.value) and "at-leak" not in str(caught.value), caught.value

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import anyio
 import pytest
+from leaks import children, no_process_left  # noqa: F401  (the fixture)
 
 from harness.errors import ServerError
 from mock_servers.catalog import SERVERS
@@ -29,54 +30,13 @@ ROOT = Path(__file__).resolve().parent.parent
 DEADLINE = 20.0  # seconds; a cold SDK import takes 1-2 s on a busy 2-core machine
 
 
-# --- processes: no orphans, no zombies, loopback only -----------------------------------------
+# --- processes: no orphans, no zombies (tests/leaks.py), loopback only ------------------------
 
-
-def _stat(pid: str) -> list[str] | None:
-    try:
-        raw = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    return raw[raw.rindex(")") + 2:].split()  # fields after "pid (comm)": state, ppid, ...
-
-
-def _cmdline(pid: str) -> str:
-    try:
-        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-    except OSError:
-        return ""
-
-
-def _ours(since_ticks: float) -> list[str]:
-    """Our children (any state, zombies included), and mock servers orphaned since the test began."""
-    me, found = str(os.getpid()), []
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        fields = _stat(pid)
-        if fields is None:
-            continue
-        ppid, started = fields[1], int(fields[19])
-        if ppid == me or (ppid == "1" and started >= since_ticks and "mock_servers" in _cmdline(pid)):
-            found.append(f"{pid} [{fields[0]}] {_cmdline(pid) or '(zombie)'}")
-    return found
-
-
-def _uptime_ticks() -> float:
-    return float(Path("/proc/uptime").read_text().split()[0]) * os.sysconf("SC_CLK_TCK")
-
-
-@pytest.fixture(autouse=True)
-def no_process_left_behind():
-    before, since = set(_ours(0)), _uptime_ticks() - 1
-    yield
-    deadline = time.monotonic() + 3
-    while (left := [p for p in _ours(since) if p not in before]) and time.monotonic() < deadline:
-        time.sleep(0.05)  # polling /proc under a deadline: the reaping itself is synchronous
-    assert not left, f"processes left behind by the test: {left}"
+pytestmark = pytest.mark.usefixtures("no_process_left")
 
 
 def _server_pid() -> str:
-    pids = [p for p in os.listdir("/proc") if p.isdigit() and (_stat(p) or ["", ""])[1] == str(os.getpid())
-            and "mock_servers" in _cmdline(p)]
+    pids = [p.pid for p in children() if "mock_servers" in p.cmdline]
     assert len(pids) == 1, f"expected one mock server child, found {pids}"
     return pids[0]
 

@@ -1,8 +1,14 @@
-"""harness.naming: every name is valid, distinct pairs get distinct names or an error."""
+"""harness.naming: every name is valid, distinct pairs get distinct names or an error, and a
+name is the same in every process."""
 
 from __future__ import annotations
 
+import json
+import os
 import re
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from hypothesis import given
@@ -11,6 +17,7 @@ from hypothesis import strategies as st
 from harness.errors import NameCollision
 from harness.naming import MAX_NAME, assign, normalize, tool_name
 
+ROOT = Path(__file__).resolve().parent.parent
 VALID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 names = st.text(min_size=0, max_size=120)
 
@@ -34,8 +41,45 @@ def test_distinct_pairs_get_distinct_names_or_an_error(pairs):
 
 
 @given(names, names)
-def test_names_are_stable(server, tool):
+def test_names_are_stable_within_a_process(server, tool):
     assert tool_name(server, tool) == tool_name(server, tool)
+
+
+TRICKY = [
+    ("docs", "search"),
+    ("acme.wiki", "page.get"),
+    ("acme wiki", "find pages"),
+    ("café", "résumé"),
+    ("β-server", "naïve_tool"),
+    ("rocket 🚀", "ship 🚢 it"),
+    ("my__server", "a__b"),
+    ("__", "__"),
+    ("", ""),
+    ("srv", "x" * 80),
+    ("srv", "y" * 70 + ".a"),
+    ("srv", "y" * 70 + ":a"),
+    ("s" * 40, "t" * 40),
+    ("émoji 🎉" * 6, "outil été" * 8),
+    ("a.b" * 30, "c__d" * 20),
+]
+NAME_THEM = "import json, sys; from harness.naming import tool_name; print(json.dumps([tool_name(s, t) for s, t in json.load(sys.stdin)]))"
+
+
+def test_names_are_the_same_in_every_process_whatever_the_hash_seed():
+    """A name the model saw in one run must mean the same tool in the next: no ``hash()`` in it."""
+    expected = [tool_name(server, tool) for server, tool in TRICKY]
+    assert any(len(name) == MAX_NAME and name != f"mcp__{normalize(s)}__{normalize(t)}"
+               for name, (s, t) in zip(expected, TRICKY)), "expected some pairs long enough to be cut and hashed"
+    outputs = {}
+    for seed in ("1", "2", "random"):
+        env = {**os.environ, "PYTHONHASHSEED": seed, "PYTHONUTF8": "1"}
+        done = subprocess.run([sys.executable, "-c", NAME_THEM], input=json.dumps(TRICKY), cwd=ROOT, env=env,
+                              capture_output=True, text=True, timeout=30)
+        assert done.returncode == 0, f"expected the child with PYTHONHASHSEED={seed} to exit 0; stderr:\n{done.stderr}"
+        outputs[seed] = json.loads(done.stdout)
+    for seed, theirs in outputs.items():
+        differ = [(pair, here, there) for pair, here, there in zip(TRICKY, expected, theirs) if here != there]
+        assert not differ, f"expected PYTHONHASHSEED={seed} to give this process's names; (pair, here, there): {differ}"
 
 
 def test_normalize_replaces_everything_outside_the_alphabet():

@@ -1,55 +1,32 @@
-"""harness.transport and harness.wire: real servers, their faults, and process hygiene.
+"""harness.connection, harness.transports and harness.wire: real servers, their faults, and process hygiene.
 
-Every test here ends by checking that no process it started is left: no child of this
-process whose command line names mock_servers, and no unreaped (zombie) child.
+Every test here ends by checking that no process it started is left (tests/leaks.py): no
+child of this process in any state, zombies included, and no orphaned mock server.
 """
 
 from __future__ import annotations
 
-import os
 import sys
-import time
-from pathlib import Path
 from types import SimpleNamespace
 
 import anyio
 import pytest
 from conftest import ROOT, run_lesson
+from leaks import children, no_process_left  # noqa: F401  (the fixture)
 
 from harness.errors import ConfigError, ServerError, ToolError
 from harness.transcript import Transcript
-from harness.transport import Connections, ServerSpec, State, Timeouts, connect
+from harness.connection import Connections, connect
+from harness.spec import ServerSpec, State, Timeouts
 from harness.wire import WireTap
 
+pytestmark = pytest.mark.usefixtures("no_process_left")
 QUICK = Timeouts(connect=20, list=10, call=10, exit_grace=1, kill_grace=1)
 
 
 def stdio(name: str, *flags: str) -> ServerSpec:
     args = ("-m", f"mock_servers.{name}", "--transport", "stdio", *flags)
     return ServerSpec(name, "stdio", command=sys.executable, args=args, env={"PYTHONHASHSEED": "0"}, cwd=str(ROOT))
-
-
-def our_leftovers() -> list[str]:
-    """Children of this process that run a mock server, or that nobody reaped."""
-    found = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-            cmdline = (stat.parent / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-        except OSError:
-            continue  # exited while we looked
-        if int(fields[1]) == os.getpid() and ("mock_servers" in cmdline or fields[0] == "Z"):
-            found.append(f"pid {stat.parent.name} state {fields[0]}: {cmdline.strip()}")
-    return found
-
-
-@pytest.fixture(autouse=True)
-def no_process_left():
-    yield
-    deadline = time.monotonic() + 5
-    while (left := our_leftovers()) and time.monotonic() < deadline:
-        time.sleep(0.05)  # polling with a deadline: reaping is the only thing we wait for
-    assert left == [], f"processes left running after the test: {left}"
 
 
 def run(main) -> None:
@@ -104,7 +81,7 @@ def test_crash_mid_call_has_stderr_tail_and_leaves_other_server_working():
             assert deploy.state is State.FAILED
             with pytest.raises(ToolError, match=r"not connected \(failed: connection lost"):
                 await deploy.call_tool("status", {"deployment_id": "dep-0001"})
-            assert await docs.call_tool("get_version", {}) == "docs 1.4.2 (4 pages)"
+            assert (await docs.call_tool("get_version", {})).text() == "docs 1.4.2 (4 pages)"
 
     run(main)
 
@@ -116,7 +93,7 @@ def test_hang_hits_the_named_call_timeout_and_the_server_keeps_answering():
             with pytest.raises(ToolError) as caught:
                 await docs.call_tool("search", {"query": "hooks"})
             assert str(caught.value) == "server 'docs': tool 'search': no answer within 0.3 s (call timeout)"
-            assert await docs.call_tool("get_version", {}) == "docs 1.4.2 (4 pages)"
+            assert (await docs.call_tool("get_version", {})).text() == "docs 1.4.2 (4 pages)"
 
     run(main)
 
@@ -130,12 +107,13 @@ def test_slow_start_hits_the_connect_timeout_and_is_stopped():
     run(main)
 
 
-def test_is_error_result_is_a_tool_error_with_the_servers_text():
+def test_is_error_result_stays_data_with_the_servers_text():
     async def main():
         docs = await connect(stdio("docs"), timeouts=QUICK)
         try:
-            with pytest.raises(ToolError, match=r"^server 'docs': tool 'search': 'query' must be a non-empty string$"):
-                await docs.call_tool("search", {"query": ""})
+            result = await docs.call_tool("search", {"query": ""})
+            assert result.is_error and result.content == ({"type": "text", "text": "'query' must be a non-empty string"},), result
+            assert result.text() == "server 'docs': tool 'search': 'query' must be a non-empty string"
         finally:
             await docs.aclose()
         assert docs.state is State.CLOSED
@@ -149,8 +127,8 @@ def test_malformed_stdout_is_skipped_with_a_warning_and_recorded():
         tap = WireTap(transcript, show=False)
         async with Connections(transcript, timeouts=QUICK) as conns:
             docs = await conns.open(stdio("docs", "--malformed-stdout"), tap=tap)
-            assert await docs.call_tool("get_version", {}) == "docs 1.4.2 (4 pages)"
-        assert {"invalid": "this line is not JSON-RPC"} in [f["message"] for f in tap.frames]
+            assert (await docs.call_tool("get_version", {})).text() == "docs 1.4.2 (4 pages)"
+        assert {"invalid": "this line is not JSON-RPC"} in [e["message"] for e in transcript.events if e["kind"] == "frame"]
         warnings = [e["text"] for e in transcript.events if e["kind"] == "warning"]
         assert warnings and warnings[0].startswith("docs: skipped a line that is not JSON-RPC"), warnings
 
@@ -164,7 +142,7 @@ def test_cancelling_the_run_stops_the_server():
         with anyio.CancelScope() as scope:
             async with Connections(timeouts=QUICK) as conns:
                 await conns.open(stdio("docs", "--noisy-stderr"))
-                assert our_leftovers(), "the server should be running here"
+                assert any("mock_servers" in p.cmdline for p in children()), "expected the docs server running here"
                 scope.cancel()
                 await anyio.sleep_forever()
         assert scope.cancelled_caught
@@ -185,9 +163,9 @@ def test_expired_session_is_reinitialized_and_the_call_retried_once():
             async with Connections(transcript, timeouts=QUICK) as conns:
                 docs = await conns.open(ServerSpec("docs", "http", url=url), tap=tap)
                 await docs.call_tool("get_version", {})
-                assert await docs.call_tool("get_version", {}) == "docs 1.4.2 (4 pages)"
+                assert (await docs.call_tool("get_version", {})).text() == "docs 1.4.2 (4 pages)"
                 assert docs.state is State.CONNECTED
-        methods = [(f["direction"], f["message"].get("method"), "error" in f["message"]) for f in tap.frames]
+        methods = [(f["direction"], f["message"].get("method"), "error" in f["message"]) for f in transcript.events if f["kind"] == "frame"]
         assert methods.count(("send", "initialize", False)) == 2, methods
         assert ("recv", None, True) in methods, "the 404 reaches the session as an error frame"
         texts = [e["text"] for e in transcript.events if e["kind"] in ("note", "warning")]

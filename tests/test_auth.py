@@ -321,3 +321,26 @@ def test_a_corrupt_store_is_a_config_error_naming_the_file_and_never_its_content
     with pytest.raises(ConfigError) as caught:
         anyio.run(store.get_tokens)
     assert str(store.path) in str(caught.value) and "at-leak" not in str(caught.value), caught.value
+
+
+def test_a_real_run_prints_real_ports_and_no_secret_anywhere(tmp_path):
+    """s26 as a user runs it (no --deterministic): real ports, and no stored secret in stdout, stderr or frames."""
+    import re
+    import subprocess
+    import sys
+
+    from conftest import ROOT
+
+    store, frames = tmp_path / "store", tmp_path / "frames.jsonl"
+    env = {**os.environ, "PYTHONHASHSEED": "0", "PYTHONUTF8": "1"}
+    done = subprocess.run([sys.executable, "lessons/s26/code.py", "--token-store", str(store), "--frames", str(frames)],
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert re.search(r"127\.0\.0\.1:\d+/mcp", done.stdout) and "<port>" not in done.stdout, "a real run prints real ports"
+    saved = [json.loads(p.read_text()) for p in store.glob("*.json")]
+    secrets = {s["tokens"]["token"][k] for s in saved for k in ("access_token", "refresh_token")} | {s["client"]["client_secret"] for s in saved}
+    assert len(secrets) == 3, f"expected an access token, a refresh token and a client secret in the store, got {len(secrets)}"
+    for where, text in (("stdout", done.stdout), ("stderr", done.stderr), ("frames", frames.read_text())):
+        leaked = [s[:6] + "..." for s in secrets if s in text]
+        assert not leaked, f"secrets in {where}: {leaked}"
+        assert not re.search(r"Bearer [A-Za-z0-9._~+/-]{8,}", text), f"a bearer credential in {where}"

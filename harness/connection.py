@@ -310,7 +310,7 @@ class MCPConnection:
         child = self._context.child if self._context else []
         if not child:
             return None
-        await exited(child[0], self.timeouts.exit_grace)
+        await exited(child[0], self.timeouts.kill_grace)  # it is already going: give it the longer grace
         return child[0].returncode
 
     async def _exit_note(self) -> str:

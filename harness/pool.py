@@ -15,6 +15,14 @@ time, so the same servers always give the same bytes:
 connected now. ``cached`` is the bug this lesson exists for: it freezes the first turn's
 pool, and a server connected later is invisible to the model.
 
+Rebuilt is not recomputed from scratch: turning one server's listing into marked
+``Tool`` values (names, closures, marks) is remembered per server (``Converted``) and
+dropped exactly when that server's tools change. A client never edits its ``tools`` list
+in place; it replaces it (a new session, ``list_changed``, a reconnect) or is replaced
+(the hub promotes a signed-in server), and either makes the memo miss. What is asked
+every turn is which servers are live and what their lists are, so the stale-pool bug
+cannot come back: a 2,000-tool pool costs about a millisecond a turn instead of ten.
+
 Introduced by s22. Not handled here: deferred loading of large pools, description caps.
 """
 
@@ -29,7 +37,7 @@ from collections.abc import Callable, Sequence
 
 from harness import naming
 from harness.loop import PoolSource, Turn
-from harness.mcp_client import Client, agent_tools
+from harness.mcp_client import Client, Namer, agent_tools
 from harness.tools import Tool
 
 
@@ -41,15 +49,44 @@ class Pool:
 
 def assemble(builtins: Iterable[Tool], mcp_tools: Iterable[Tool]) -> Pool:
     """Built-ins sorted, then MCP tools sorted; unique by name, first wins; marks added."""
-    ordered = sorted(builtins, key=lambda t: t.name) + sorted(mcp_tools, key=lambda t: t.name)
+    return _ordered(builtins, [_marked(t) for t in mcp_tools])
+
+
+def _ordered(builtins: Iterable[Tool], marked: Iterable[Tool]) -> Pool:
+    ordered = sorted(builtins, key=_name) + sorted(marked, key=_name)
     kept: dict[str, Tool] = {}
     shadowed = []
     for tool in ordered:
         if tool.name in kept:
             shadowed.append(tool)
         else:
-            kept[tool.name] = _marked(tool)
+            kept[tool.name] = tool
     return Pool(tuple(kept.values()), tuple(shadowed))
+
+
+def _name(tool: Tool) -> str:
+    return tool.name
+
+
+class Converted:
+    """Each live server's tools as marked ``Tool`` values, remembered until its tools change."""
+
+    def __init__(self, namer: Namer = naming.assign) -> None:
+        self._namer = namer
+        self._memo: dict[str, tuple[Client, object, list[Tool]]] = {}
+
+    def tools(self, clients: Mapping[str, Client]) -> list[Tool]:
+        """Every tool of every client in ``clients``; a server converts again only if its client or list changed."""
+        everything: list[Tool] = []
+        for name, client in clients.items():
+            memo = self._memo.get(name)
+            if memo is None or memo[0] is not client or memo[1] is not client.tools:
+                memo = (client, client.tools, [_marked(t) for t in agent_tools([client], self._namer)])
+                self._memo[name] = memo
+            everything += memo[2]
+        for gone in self._memo.keys() - clients.keys():  # closed or failed: let its client go
+            del self._memo[gone]
+        return everything
 
 
 def _marked(tool: Tool) -> Tool:
@@ -82,9 +119,10 @@ def rebuilt(base: str, builtins: Sequence[Tool], clients: Mapping[str, Client], 
     ``report`` (optional) is told what the model sees each time the tool names change.
     """
     shown: list[str] = []
+    converted = Converted()
 
     def turn() -> Turn:
-        tools = assemble(builtins, agent_tools(clients.values(), naming.assign)).tools
+        tools = _ordered(builtins, converted.tools(clients)).tools
         if report is not None and [t.name for t in tools] != shown:
             shown[:] = [t.name for t in tools]
             report("the model sees:\n" + describe(tools))

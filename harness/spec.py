@@ -102,6 +102,12 @@ class Timeouts:
     connect: float = 30.0  # spawn or reach the server, and its answer to initialize (Claude Code: 30 s)
     list: float = 30.0  # each tools/list page
     call: float = 60.0  # each tools/call (Cline's default; Claude Code waits ~28 h)
-    exit_grace: float = 2.0  # stdio: after stdin closes, before SIGTERM (the SDK's value)
+    # stdio: after stdin closes, before SIGTERM. The SDK waits 2 s. A lone Python server
+    # exits on end of input in about 0.1 s, but 20 closing at once queue for the CPU to tear
+    # their interpreters down, and 2 s made closing 20 take 2 s. After this grace SIGTERM
+    # asks again, still politely: a slow server that handles it has kill_grace to finish.
+    # Only a server that flushes on end of input, dies at once on SIGTERM (the default
+    # action) and needs longer than this grace would lose its flush: raise it for that one.
+    exit_grace: float = 0.25
     kill_grace: float = 2.0  # stdio: after SIGTERM, before SIGKILL
 

@@ -31,7 +31,7 @@ import json
 import re
 from typing import Any, TextIO
 
-from harness.redact import Redactor, clean
+from harness.redact import Redactor, alternation, clean
 
 _PORT = re.compile(r"\b(127\.0\.0\.1|localhost|\[::1\]):\d+")
 
@@ -46,21 +46,22 @@ class Normalizer:
 
     def __init__(self) -> None:
         self._literals: dict[str, str] = {}
+        self._pattern: re.Pattern[str] | None = None
 
     def add(self, literal: str, placeholder: str) -> None:
         """Print ``placeholder`` wherever ``literal`` (a path, a token, ...) would appear."""
         if literal:
             self._literals[literal] = placeholder
+            self._pattern = alternation(self._literals)  # longest first: a path before any path inside it
 
     def __call__(self, text: str) -> str:
-        # Longest first, so a path is replaced before any shorter path inside it.
-        for literal in sorted(self._literals, key=len, reverse=True):
-            text = text.replace(literal, self._literals[literal])
-        return _PORT.sub(r"\1:<port>", text)
+        if self._pattern is not None:
+            text = self._pattern.sub(lambda m: self._literals[m.group(0)], text)
+        return _PORT.sub(r"\1:<port>", text) if ("127.0.0.1" in text or "localhost" in text or "[::1]" in text) else text
 
 
 def _no_cr(text: str) -> str:
-    return text.replace("\r\n", "\n").replace("\r", "\n")
+    return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
 
 
 class Transcript:
@@ -75,8 +76,13 @@ class Transcript:
 
     def clean(self, value: Any) -> Any:
         """``value`` as every output shows it: secrets redacted; normalized in a deterministic run."""
-        passes = (self.redact, self.normalize, _no_cr) if self.normalize is not None else (self.redact, _no_cr)
-        return clean(value, *passes)
+        return clean(value, self._text)
+
+    def _text(self, text: str) -> str:
+        text = self.redact(text)
+        if self.normalize is not None:
+            text = self.normalize(text)
+        return _no_cr(text)
 
     def emit(self, kind: str, **fields: Any) -> dict[str, Any]:
         """Record an event and print it. Raises ``BrokenPipeError`` once the output is gone."""
@@ -88,17 +94,18 @@ class Transcript:
             raise BrokenPipeError("the transcript's reader has gone")
         return event
 
-    def post(self, kind: str, show: bool = True, **fields: Any) -> dict[str, Any]:
+    def post(self, kind: str, show: bool = True, keep: bool = True, **fields: Any) -> dict[str, Any]:
         """Record (and print, if ``show``) from inside a callback: never raises on output."""
-        event = self.record(kind, **fields)
+        event = self.record(kind, keep, **fields)
         if show and not self.broken:
             self._write(event)
         return event
 
-    def record(self, kind: str, **fields: Any) -> dict[str, Any]:
-        """Record an event without printing it (s23: frames when ``--wire`` is off)."""
+    def record(self, kind: str, keep: bool = True, **fields: Any) -> dict[str, Any]:
+        """An event as every output shows it, kept in ``events`` (unless ``keep`` is False), not printed."""
         event = self.clean({"kind": kind, **fields})
-        self.events.append(event)
+        if keep:
+            self.events.append(event)
         return event
 
     def _write(self, event: dict[str, Any]) -> None:

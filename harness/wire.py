@@ -53,6 +53,7 @@ class _Ids:
 
     def __init__(self) -> None:
         self.count = 0
+        self.their_count = 0
         self.mine: dict[Any, int] = {}
         self.theirs: dict[Any, str] = {}
 
@@ -61,22 +62,31 @@ class _Ids:
         # before must not match the new requests; the printed numbers carry on.
         self.mine, self.theirs = {}, {}
 
-    def client(self, raw: Any) -> int:
-        if raw not in self.mine:
+    def client(self, raw: Any, answered: bool = False) -> int:
+        number = self.mine.get(raw)
+        if number is None:
             self.count += 1
-            self.mine[raw] = self.count
-        return self.mine[raw]
+            number = self.mine[raw] = self.count
+        if answered:  # the id is spent: forget it, so a long session's memory does not grow per call
+            del self.mine[raw]
+        return number
 
-    def server(self, raw: Any) -> str:
-        return self.theirs.setdefault(raw, f"s{len(self.theirs) + 1}")
+    def server(self, raw: Any, answered: bool = False) -> str:
+        number = self.theirs.get(raw)
+        if number is None:
+            self.their_count += 1
+            number = self.theirs[raw] = f"s{self.their_count}"
+        if answered:
+            del self.theirs[raw]
+        return number
 
 
 class WireTap:
     """Records frames per server, with ids renumbered; to a transcript or to a callback.
 
-    ``WireTap(transcript, show=False)`` records frame events in the transcript without
-    printing them; ``show=True`` prints them inline (``    >> docs {...}``); ``file``
-    gets each frame event as a JSON line. ``WireTap(callback)`` calls
+    ``WireTap(transcript, show=True)`` prints frame events inline (``    >> docs {...}``);
+    ``file`` gets each one as a JSON line, as it passes. Frames are streamed, never kept:
+    memory does not grow with the number of calls. ``WireTap(callback)`` calls
     ``callback(server, direction, message)`` instead.
     """
 
@@ -99,7 +109,8 @@ class WireTap:
         message = self._renumber(server, direction, _as_dict(item))
         fields = {"server": server, "direction": direction, "message": message}
         if isinstance(self._sink, Transcript):
-            event = self._sink.post("frame", show=self._show, **fields)
+            # Not kept in transcript.events: a long session would hold every frame forever.
+            event = self._sink.post("frame", show=self._show, keep=False, **fields)
         else:
             self._sink(server, direction, message)
             event = {"kind": "frame", **fields}
@@ -109,8 +120,9 @@ class WireTap:
     def _renumber(self, server: str, direction: str, message: dict[str, Any]) -> dict[str, Any]:
         ids = self._ids.setdefault(server, _Ids())
         if "id" in message and message["id"] is not None:
-            ours = ("method" in message) == (direction == "send")  # our request, or the answer to one
-            message["id"] = ids.client(message["id"]) if ours else ids.server(message["id"])
+            answer = "method" not in message
+            ours = answer != (direction == "send")  # our request, or the answer to one
+            message["id"] = ids.client(message["id"], answer) if ours else ids.server(message["id"], answer)
         params = message.get("params")
         if message.get("method") == "notifications/cancelled" and isinstance(params, dict) and "requestId" in params:
             # Either side cancels only requests it sent itself.

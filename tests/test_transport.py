@@ -6,6 +6,8 @@ child of this process in any state, zombies included, and no orphaned mock serve
 
 from __future__ import annotations
 
+import io
+import json
 import sys
 from types import SimpleNamespace
 
@@ -27,6 +29,11 @@ QUICK = Timeouts(connect=20, list=10, call=10, exit_grace=1, kill_grace=1)
 def stdio(name: str, *flags: str) -> ServerSpec:
     args = ("-m", f"mock_servers.{name}", "--transport", "stdio", *flags)
     return ServerSpec(name, "stdio", command=sys.executable, args=args, env={"PYTHONHASHSEED": "0"}, cwd=str(ROOT))
+
+
+def frames(sink: io.StringIO) -> list[dict]:
+    """The frame events a tap streamed to ``sink``, one JSON object per line."""
+    return [json.loads(line) for line in sink.getvalue().splitlines()]
 
 
 def run(main) -> None:
@@ -123,12 +130,12 @@ def test_is_error_result_stays_data_with_the_servers_text():
 
 def test_malformed_stdout_is_skipped_with_a_warning_and_recorded():
     async def main():
-        transcript = Transcript()
-        tap = WireTap(transcript, show=False)
+        transcript, sink = Transcript(), io.StringIO()
+        tap = WireTap(transcript, show=False, file=sink)
         async with Connections(transcript, timeouts=QUICK) as conns:
             docs = await conns.open(stdio("docs", "--malformed-stdout"), tap=tap)
             assert (await docs.call_tool("get_version", {})).text() == "docs 1.4.2 (4 pages)"
-        assert {"invalid": "this line is not JSON-RPC"} in [e["message"] for e in transcript.events if e["kind"] == "frame"]
+        assert {"invalid": "this line is not JSON-RPC"} in [f["message"] for f in frames(sink)]
         warnings = [e["text"] for e in transcript.events if e["kind"] == "warning"]
         assert warnings and warnings[0].startswith("docs: skipped a line that is not JSON-RPC"), warnings
 
@@ -157,15 +164,15 @@ def test_expired_session_is_reinitialized_and_the_call_retried_once():
     from mock_servers.launch import serve_http
 
     async def main():
-        transcript = Transcript()
-        tap = WireTap(transcript, show=False)
+        transcript, sink = Transcript(), io.StringIO()
+        tap = WireTap(transcript, show=False, file=sink)
         async with serve_http("docs", "http", "--forget-sessions-after", "1") as url:
             async with Connections(transcript, timeouts=QUICK) as conns:
                 docs = await conns.open(ServerSpec("docs", "http", url=url), tap=tap)
                 await docs.call_tool("get_version", {})
                 assert (await docs.call_tool("get_version", {})).text() == "docs 1.4.2 (4 pages)"
                 assert docs.state is State.CONNECTED
-        methods = [(f["direction"], f["message"].get("method"), "error" in f["message"]) for f in transcript.events if f["kind"] == "frame"]
+        methods = [(f["direction"], f["message"].get("method"), "error" in f["message"]) for f in frames(sink)]
         assert methods.count(("send", "initialize", False)) == 2, methods
         assert ("recv", None, True) in methods, "the 404 reaches the session as an error frame"
         texts = [e["text"] for e in transcript.events if e["kind"] in ("note", "warning")]
@@ -192,12 +199,14 @@ def test_tap_renumbers_ids_per_server_and_across_sessions():
     record("b", "send", _frame(jsonrpc="2.0", id=7, method="tools/list"))
     record("a", "recv", _frame(jsonrpc="2.0", id=99, method="ping"))  # the server's own request
     record("a", "send", _frame(jsonrpc="2.0", id=99, result={}))
-    record("a", "send", _frame(jsonrpc="2.0", method="notifications/cancelled", params={"requestId": 40}))
+    record("a", "send", _frame(jsonrpc="2.0", id=41, method="tools/call"))
+    record("a", "send", _frame(jsonrpc="2.0", method="notifications/cancelled", params={"requestId": 41}))
+    assert set(tap._ids["a"].mine) == {41} and tap._ids["a"].theirs == {}, "answered ids are forgotten: memory stays flat"
     tap.new_session("a")
     record("a", "send", _frame(jsonrpc="2.0", id=40, method="initialize"))  # the SDK counts afresh
     ids = [(s, d, m.get("id", m.get("params", {}).get("requestId"))) for s, d, m in seen]
     assert ids == [("a", "send", 1), ("a", "recv", 1), ("b", "send", 1), ("a", "recv", "s1"),
-                   ("a", "send", "s1"), ("a", "send", 1), ("a", "send", 2)]
+                   ("a", "send", "s1"), ("a", "send", 2), ("a", "send", 2), ("a", "send", 3)]
 
 
 @pytest.mark.parametrize(

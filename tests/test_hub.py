@@ -286,9 +286,9 @@ def test_reinitialize_is_asked_once_per_expired_generation():
 # --- the reconnect seam, against a real server -------------------------------------------------
 
 
-def _stdio(name: str, *flags: str) -> ServerSpec:
-    args = ("-m", f"mock_servers.{name}", "--transport", "stdio", *flags)
-    return ServerSpec(name, "stdio", command=sys.executable, args=args, env={"PYTHONHASHSEED": "0"}, cwd=str(ROOT))
+def _stdio(module: str, *flags: str, name: str | None = None) -> ServerSpec:
+    args = ("-m", f"mock_servers.{module}", "--transport", "stdio", *flags)
+    return ServerSpec(name or module, "stdio", command=sys.executable, args=args, env={"PYTHONHASHSEED": "0"}, cwd=str(ROOT))
 
 
 @pytest.mark.usefixtures("no_process_left")
@@ -319,5 +319,30 @@ def test_a_reconnect_policy_brings_a_crashed_server_back_and_the_hub_sees_it():
         assert asked == [(1, True)]
         assert [e for e in states(transcript) if e[0] == "deploy"][1:4] == [
             ("deploy", "pending", "connected"), ("deploy", "connected", "failed"), ("deploy", "failed", "connected")]
+
+    run(main)
+
+
+@pytest.mark.usefixtures("no_process_left")
+def test_connect_all_opens_concurrently_but_joins_in_the_order_asked_and_closing_is_quick():
+    from harness.connection import Connections
+
+    async def main():
+        transcript = Transcript()
+        quick = Timeouts(connect=30, list=10, call=10)  # the default graces: what the close below measures
+        async with Connections(transcript, timeouts=quick) as conns, Hub(transcript) as hub:
+            specs = [_stdio("docs", "--slow-start", "1", name="slow"),  # asked first, answers last
+                     _stdio("docs", name="fast"), _stdio("deploy"), ServerSpec("ghost", "stdio", command="no-such-server-here")]
+            names = [spec.name for spec in specs]
+            for spec in specs:
+                hub.add(spec.name, conns.connector(spec), spec)
+            entries = await hub.connect_all(limit=3)
+            assert [e.name for e in entries] == names
+            assert [e.state for e in entries] == [State.CONNECTED, State.CONNECTED, State.CONNECTED, State.FAILED]
+            joined = [e[0] for e in states(transcript) if e[1] == "pending"]
+            assert joined == names, f"joins must follow the order asked, not the order of answers: {joined}"
+            start = anyio.current_time()
+            await hub.aclose()
+            assert anyio.current_time() - start < 1.5, "closing 3 stdio servers should take well under the 2 s the SDK's grace would"
 
     run(main)

@@ -76,3 +76,48 @@ def test_cached_pool_never_changes():
 
     first, second = asyncio.run(twice())
     assert first is second and first.system == "turn 1" and len(calls) == 1
+
+
+# --- the per-server memo: fast, and never stale ------------------------------------------------
+
+
+class Server:
+    def __init__(self, name, *tools):
+        self.name = name
+        self.tools = [{"name": t, "inputSchema": {"type": "object"}, "annotations": {"readOnlyHint": True}} for t in tools]
+
+    async def call_tool(self, tool, arguments):
+        return None
+
+
+def test_converted_tools_are_remembered_until_that_servers_tools_change():
+    from harness.pool import Converted
+
+    docs, deploy = Server("docs", "search"), Server("deploy", "status")
+    clients = {"docs": docs, "deploy": deploy}
+    converted = Converted()
+    first = converted.tools(clients)
+    assert [t.name for t in first] == ["mcp__docs__search", "mcp__deploy__status"]
+    assert first[0].description == "(readOnly)", "marks are part of the remembered conversion"
+    again = converted.tools(clients)
+    assert all(a is b for a, b in zip(first, again)), "nothing changed: the same Tool values, not rebuilt"
+
+    docs.tools = docs.tools + [{"name": "get_version", "inputSchema": {"type": "object"}}]  # list_changed, a new session
+    changed = converted.tools(clients)
+    assert [t.name for t in changed] == ["mcp__docs__search", "mcp__docs__get_version", "mcp__deploy__status"]
+    assert changed[2] is first[1], "deploy's tools did not change, so its conversion is kept"
+
+    clients["docs"] = Server("docs", "search")  # a reconnect, or needs-auth promoted: a new client
+    assert converted.tools(clients)[0] is not first[0]
+    del clients["deploy"]  # closed or failed
+    assert [t.name for t in converted.tools(clients)] == ["mcp__docs__search"]
+
+
+def test_a_server_connected_mid_run_is_in_the_next_turn_even_with_the_memo():
+    from harness.pool import rebuilt
+
+    clients = {"docs": Server("docs", "search")}
+    turn = rebuilt("base", [tool("read_file")], clients)
+    assert [t.name for t in turn().tools] == ["read_file", "mcp__docs__search"]
+    clients["deploy"] = Server("deploy", "status")
+    assert [t.name for t in turn().tools] == ["read_file", "mcp__deploy__status", "mcp__docs__search"]

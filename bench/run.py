@@ -1,0 +1,403 @@
+"""The benchmark: the harness beside the plain SDK (and peers, when installed), in one run.
+
+    .venv/bin/python bench/run.py [--rounds 3] [--calls 500] [--json bench/results.json] [--only call,connect,...]
+
+What it measures, each section side by side in the same run:
+
+    call      sequential tools/call round trips over stdio and Streamable HTTP: the SDK's
+              ClientSession (the baseline) and Client, the harness with the wire tap off and on
+    memory    the harness process's RSS after 1,000 and after 10,000 calls with the tap on
+    connect   N = 1, 5, 20 stdio servers until every one has listed its tools: one after
+              another, all at once, the SDK's ClientSessionGroup, and Hub.connect_all; the
+              floor is the servers' own start-up CPU (from /proc) spread over the cores
+    close     20 connected stdio servers stopped, and how many processes are left 1 s later
+    pool      one turn's pool for 50 servers x 40 tools (2,000 tools)
+    lessons   each lesson's wall time from a cold interpreter; `python -c "import mcp"` is the floor
+
+Method: contenders take turns, in an order that rotates from round to round; each is warmed
+up first (calls: 50 untimed calls on the same connection; lessons: one untimed run); a
+figure is the median of the rounds' medians, with its ratio to the section's baseline.
+The load average is recorded. Absolute figures vary by machine: the ratios are the claim.
+
+Peers (fastmcp, openai-agents) are reported when installed and skipped when not; they are
+never a dependency. Not a test: nothing is asserted, and the suite never runs this.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import logging
+import os
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Awaitable, Callable
+from contextlib import AsyncExitStack
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from harness.connection import Connections, connect  # noqa: E402
+from harness.hub import Hub  # noqa: E402
+from harness.spec import ServerSpec, Timeouts  # noqa: E402
+from harness.transcript import Transcript  # noqa: E402
+from harness.wire import WireTap  # noqa: E402
+from mock_servers.launch import serve_http  # noqa: E402
+
+ARGS = {"query": "mcp"}
+SERVER_ARGS = ("-m", "mock_servers.docs", "--transport", "stdio")
+TICK = os.sysconf("SC_CLK_TCK")
+SECTIONS = ("call", "memory", "connect", "close", "pool", "lessons")
+
+
+def stdio_spec(name: str = "docs") -> ServerSpec:
+    return ServerSpec(name, "stdio", command=sys.executable, args=SERVER_ARGS, cwd=str(ROOT))
+
+
+def rotated(items: list[Any], round_: int) -> list[Any]:
+    shift = round_ % len(items)
+    return items[shift:] + items[:shift]
+
+
+def median_of_medians(rounds: list[float]) -> float:
+    return statistics.median(rounds)
+
+
+# --- per call -------------------------------------------------------------------------------
+
+
+async def timed_calls(call: Callable[[], Awaitable[object]], n: int, warmup: int = 50) -> float:
+    for _ in range(warmup):
+        await call()
+    times = []
+    for _ in range(n):
+        start = time.perf_counter()
+        await call()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times) * 1000
+
+
+async def sdk_session(transport: str, url: str | None, n: int) -> float:
+    from mcp import ClientSession, StdioServerParameters, stdio_client
+    from mcp.client.streamable_http import streamable_http_client
+
+    async with AsyncExitStack() as stack:
+        if transport == "stdio":
+            params = StdioServerParameters(command=sys.executable, args=list(SERVER_ARGS), cwd=str(ROOT))
+            errlog = stack.enter_context(open(os.devnull, "w"))
+            read, write = await stack.enter_async_context(stdio_client(params, errlog=errlog))
+        else:
+            read, write, *_ = await stack.enter_async_context(streamable_http_client(url))
+        session = await stack.enter_async_context(ClientSession(read, write))
+        await session.initialize()
+        return await timed_calls(lambda: session.call_tool("search", ARGS), n)
+
+
+async def sdk_client(transport: str, url: str | None, n: int) -> float:
+    from mcp import StdioServerParameters
+    from mcp.client import Client
+
+    server = StdioServerParameters(command=sys.executable, args=list(SERVER_ARGS), cwd=str(ROOT)) if transport == "stdio" else url
+    async with Client(server) as client:
+        return await timed_calls(lambda: client.call_tool("search", ARGS), n)
+
+
+def harness(tap: bool) -> Callable[[str, str | None, int], Awaitable[float]]:
+    async def run(transport: str, url: str | None, n: int) -> float:
+        spec = stdio_spec() if transport == "stdio" else ServerSpec("docs", "http", url=url)
+        with open(os.devnull, "w") as sink:
+            wire = WireTap(Transcript(), show=False, file=sink) if tap else None
+            conn = await connect(spec, tap=wire)
+            try:
+                return await timed_calls(lambda: conn.call_tool("search", ARGS), n)
+            finally:
+                await conn.aclose()
+
+    return run
+
+
+async def bench_calls(rounds: int, calls: int) -> list[dict[str, Any]]:
+    contenders = {"sdk ClientSession": sdk_session, "sdk Client (2026-07-28 era)": sdk_client,
+                  "harness": harness(tap=False), "harness + tap": harness(tap=True)}
+    rows = []
+    for transport in ("stdio", "http"):
+        results: dict[str, list[float]] = {name: [] for name in contenders}
+        async with AsyncExitStack() as stack:
+            url = await stack.enter_async_context(serve_http("docs", "http")) if transport == "http" else None
+            for r in range(rounds):
+                for name in rotated(list(contenders), r):
+                    results[name].append(await contenders[name](transport, url, calls))
+        base = median_of_medians(results["sdk ClientSession"])
+        for name, values in results.items():
+            ms = median_of_medians(values)
+            rows.append({"section": "call", "case": f"{transport}, {calls} calls", "contender": name,
+                         "value": round(ms, 3), "unit": "ms/call", "ratio": round(ms / base, 2)})
+    return rows
+
+
+async def bench_memory() -> list[dict[str, Any]]:
+    def rss_kb() -> int:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+        return 0
+
+    with open(os.devnull, "w") as sink:
+        conn = await connect(stdio_spec(), tap=WireTap(Transcript(), show=False, file=sink))
+        try:
+            for _ in range(1000):
+                await conn.call_tool("search", ARGS)
+            after_1k = rss_kb()
+            for _ in range(9000):
+                await conn.call_tool("search", ARGS)
+            after_10k = rss_kb()
+        finally:
+            await conn.aclose()
+    return [{"section": "memory", "case": "stdio, tap on", "contender": "harness + tap", "value": round((after_10k - after_1k) / 9, 1),
+             "unit": "KB per 1,000 calls (RSS, calls 1,000 to 10,000)", "ratio": None}]
+
+
+# --- connect and close ------------------------------------------------------------------------
+
+
+def cpu_seconds(pids: list[int]) -> float:
+    total = 0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += int(fields[11]) + int(fields[12])  # utime + stime
+    return total / TICK
+
+
+def server_pids() -> list[int]:
+    me = str(os.getpid())
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            cmd = (stat.parent / "cmdline").read_bytes()
+        except OSError:
+            continue
+        if fields[1] == me and b"mock_servers" in cmd:
+            found.append(int(stat.parent.name))
+    return found
+
+
+async def connect_hub(n: int) -> tuple[float, float]:
+    start = time.perf_counter()
+    async with Connections(timeouts=Timeouts(connect=120)) as conns, Hub() as hub:
+        for i in range(n):
+            spec = stdio_spec(f"docs{i}")
+            hub.add(spec.name, conns.connector(spec), spec)
+        await hub.connect_all()
+        took = time.perf_counter() - start
+        return took, cpu_seconds(server_pids())
+
+
+async def connect_sequential(n: int) -> tuple[float, float]:
+    start = time.perf_counter()
+    async with Connections(timeouts=Timeouts(connect=120)) as conns:
+        for i in range(n):
+            await conns.open(stdio_spec(f"docs{i}"))
+        took = time.perf_counter() - start
+        return took, cpu_seconds(server_pids())
+
+
+async def connect_gather(n: int) -> tuple[float, float]:
+    start = time.perf_counter()
+    async with Connections(timeouts=Timeouts(connect=120)) as conns:
+        async with anyio.create_task_group() as tg:
+            for i in range(n):
+                tg.start_soon(conns.open, stdio_spec(f"docs{i}"))
+        took = time.perf_counter() - start
+        return took, cpu_seconds(server_pids())
+
+
+async def connect_sdk_group(n: int) -> tuple[float, float]:
+    from mcp import StdioServerParameters
+    from mcp.client.session_group import ClientSessionGroup
+
+    logging.getLogger().setLevel(logging.ERROR)  # the group warns that the mock servers have no prompts or resources
+    unique = itertools.count()  # every server here is "docs": tell their tools apart, or the group refuses them
+    start = time.perf_counter()
+    async with ClientSessionGroup(component_name_hook=lambda name, info: f"{next(unique)}.{name}") as group:
+        for _ in range(n):
+            await group.connect_to_server(StdioServerParameters(command=sys.executable, args=list(SERVER_ARGS), cwd=str(ROOT)))
+        took = time.perf_counter() - start
+        return took, cpu_seconds(server_pids())
+
+
+async def bench_connect(rounds: int, sizes: tuple[int, ...]) -> list[dict[str, Any]]:
+    contenders = {"one after another": connect_sequential, "all at once": connect_gather,
+                  "sdk ClientSessionGroup": connect_sdk_group, "Hub.connect_all": connect_hub}
+    rows = []
+    cores = os.cpu_count() or 1
+    for n in sizes:
+        results: dict[str, list[float]] = {name: [] for name in contenders}
+        floors: list[float] = []
+        for r in range(rounds):
+            for name in rotated(list(contenders), r):
+                took, cpu = await contenders[name](n)
+                results[name].append(took)
+                if name == "Hub.connect_all":
+                    floors.append(cpu / min(cores, n))
+        floor = statistics.median(floors)
+        rows.append({"section": "connect", "case": f"{n} stdio servers", "contender": "floor (servers' CPU / cores)",
+                     "value": round(floor, 2), "unit": "s", "ratio": 1.0})
+        for name, values in results.items():
+            s = median_of_medians(values)
+            rows.append({"section": "connect", "case": f"{n} stdio servers", "contender": name,
+                         "value": round(s, 2), "unit": "s", "ratio": round(s / floor, 2)})
+    return rows
+
+
+async def bench_close(rounds: int, n: int = 20) -> list[dict[str, Any]]:
+    rows = []
+    for label, grace in (("harness (exit_grace 0.25 s)", Timeouts.exit_grace), ("SDK's 2 s end-of-input grace", 2.0)):
+        times, left = [], []
+        for _ in range(rounds):
+            async with Connections(timeouts=Timeouts(connect=120, exit_grace=grace)) as conns, Hub() as hub:
+                for i in range(n):
+                    spec = stdio_spec(f"docs{i}")
+                    hub.add(spec.name, conns.connector(spec), spec)
+                await hub.connect_all()
+                start = time.perf_counter()
+                await hub.aclose()
+            times.append(time.perf_counter() - start)
+            await anyio.sleep(1)
+            left.append(len(server_pids()))
+        rows.append({"section": "close", "case": f"{n} stdio servers", "contender": label,
+                     "value": round(statistics.median(times), 2), "unit": f"s (left after 1 s: {max(left)})", "ratio": None})
+    return rows
+
+
+# --- pool and lessons -------------------------------------------------------------------------
+
+
+def bench_pool(rounds: int) -> list[dict[str, Any]]:
+    from harness import pool
+    from harness.results import ToolResult
+    from harness.tools import Workspace
+
+    class Server:
+        def __init__(self, i: int) -> None:
+            self.name = f"server.{i}"
+            self.tools = [{"name": f"tool {j}", "description": "d" * 80, "inputSchema": {"type": "object"},
+                           "annotations": {"readOnlyHint": j % 3 == 0, "destructiveHint": j % 3 == 1}} for j in range(40)]
+
+        async def call_tool(self, tool: str, arguments: dict[str, Any]) -> ToolResult:
+            return ToolResult()
+
+    clients = {c.name: c for c in (Server(i) for i in range(50))}
+    builtins = Workspace(ROOT).tools()
+    medians_warm, medians_cold = [], []
+    for _ in range(rounds):
+        warm, cold = [], []
+        source = pool.rebuilt("base", builtins, clients)
+        source()
+        for _ in range(200):
+            start = time.perf_counter()
+            source()
+            warm.append(time.perf_counter() - start)
+        for _ in range(20):  # every server's tools changed since the last turn
+            for c in clients.values():
+                c.tools = list(c.tools)
+            start = time.perf_counter()
+            source()
+            cold.append(time.perf_counter() - start)
+        medians_warm.append(statistics.median(warm) * 1000)
+        medians_cold.append(statistics.median(cold) * 1000)
+    warm_ms, cold_ms = median_of_medians(medians_warm), median_of_medians(medians_cold)
+    return [{"section": "pool", "case": "50 servers x 40 tools", "contender": "every server's tools changed", "value": round(cold_ms, 2), "unit": "ms/turn", "ratio": 1.0},
+            {"section": "pool", "case": "50 servers x 40 tools", "contender": "nothing changed", "value": round(warm_ms, 2), "unit": "ms/turn", "ratio": round(warm_ms / cold_ms, 2)}]
+
+
+def bench_lessons(rounds: int) -> list[dict[str, Any]]:
+    env = {**os.environ, "PYTHONHASHSEED": "0", "PYTHONUTF8": "1"}
+
+    def wall(argv: list[str]) -> float:
+        start = time.perf_counter()
+        subprocess.run(argv, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False, timeout=300)
+        return time.perf_counter() - start
+
+    commands = {"python -c 'import mcp' (floor)": [sys.executable, "-c", "import mcp"]}
+    for lesson in sorted(p.name for p in (ROOT / "lessons").iterdir() if (p / "code.py").is_file()):
+        commands[lesson] = [sys.executable, f"lessons/{lesson}/code.py", "--deterministic"]
+    for argv in commands.values():
+        wall(argv)  # warm the page cache
+    results: dict[str, list[float]] = {name: [] for name in commands}
+    for r in range(rounds):
+        for name in rotated(list(commands), r):
+            results[name].append(wall(commands[name]))
+    floor = median_of_medians(next(iter(results.values())))
+    return [{"section": "lessons", "case": "cold interpreter", "contender": name, "value": round(median_of_medians(v), 2),
+             "unit": "s", "ratio": round(median_of_medians(v) / floor, 2)} for name, v in results.items()]
+
+
+# --- the report -------------------------------------------------------------------------------
+
+
+def peers() -> list[str]:
+    notes = []
+    for module, name in (("fastmcp", "fastmcp"), ("agents", "openai-agents")):
+        try:
+            __import__(module)
+            notes.append(f"{name}: installed, but no contender is written for it yet")
+        except ImportError:
+            notes.append(f"{name}: not installed, skipped")
+    return notes
+
+
+def table(rows: list[dict[str, Any]]) -> str:
+    lines = ["| section | case | contender | value | unit | ratio |", "|---|---|---|---:|---|---:|"]
+    for row in rows:
+        ratio = "" if row["ratio"] is None else f"{row['ratio']:.2f}"
+        lines.append(f"| {row['section']} | {row['case']} | {row['contender']} | {row['value']} | {row['unit']} | {ratio} |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--calls", type=int, default=500)
+    parser.add_argument("--sizes", default="1,5,20", help="connect: how many servers (comma-separated)")
+    parser.add_argument("--only", default=",".join(SECTIONS), help=f"sections to run, of {', '.join(SECTIONS)}")
+    parser.add_argument("--json", type=Path, default=ROOT / "bench" / "results.json")
+    args = parser.parse_args(argv)
+    only = set(args.only.split(","))
+    rows: list[dict[str, Any]] = []
+    load_before = Path("/proc/loadavg").read_text().split()[:3]
+    started = time.perf_counter()
+    if "call" in only:
+        rows += anyio.run(bench_calls, args.rounds, args.calls)
+    if "memory" in only:
+        rows += anyio.run(bench_memory)
+    if "connect" in only:
+        rows += anyio.run(bench_connect, args.rounds, tuple(int(n) for n in args.sizes.split(",")))
+    if "close" in only:
+        rows += anyio.run(bench_close, args.rounds)
+    if "pool" in only:
+        rows += bench_pool(args.rounds)
+    if "lessons" in only:
+        rows += bench_lessons(args.rounds)
+    report = {"rows": rows, "rounds": args.rounds, "cores": os.cpu_count(), "python": sys.version.split()[0],
+              "load average before": load_before, "load average after": Path("/proc/loadavg").read_text().split()[:3],
+              "seconds": round(time.perf_counter() - started, 1), "peers": peers()}
+    print(table(rows))
+    print(f"\n{os.cpu_count()} cores; load average {' '.join(load_before)} before, {' '.join(report['load average after'])} after; "
+          f"{args.rounds} rounds; {report['seconds']} s. " + "; ".join(report["peers"]) + ".")
+    args.json.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -54,4 +54,6 @@ def connect_tool(hub: Hub) -> Tool:
         "properties": {"name": {"type": "string", "description": "server name, one of: " + ", ".join(sorted(hub.entries))}},
         "required": ["name"],
     }
-    return Tool("connect_mcp", "Connect an MCP server by name; its tools become available from the next turn.", schema, connect_mcp)
+    # concurrent: two servers asked for in one turn start together; the hub still joins them in call order.
+    return Tool("connect_mcp", "Connect an MCP server by name; its tools become available from the next turn.", schema, connect_mcp,
+                concurrent=True)

@@ -108,6 +108,8 @@ class Hub:
         self._on_change = on_change
         self.entries: Mapping[str, Entry] = MappingProxyType(self._entries)  # read-only to everyone else
         self.clients: Mapping[str, Client] = _Live(self._entries)
+        self._tickets = self._joined = 0  # connects asked, connects joined: joins go in the order asked
+        self._turn: Any = None  # an anyio.Event, set each time a connect joins (made by the first connect)
 
     async def __aenter__(self) -> Hub:
         return self
@@ -124,11 +126,33 @@ class Hub:
         return self._set(Entry(name, State.PENDING, connector, spec), "added")
 
     async def connect(self, name: str) -> Entry:
-        """Connect a known server. Returns its entry: connected, needs-auth, or failed (never raises for the server)."""
+        """Connect a known server. Returns its entry: connected, needs-auth, or failed (never raises for the server).
+
+        Connects may run at once (``connect_all``, or several ``connect_mcp`` calls in one
+        turn). Each opens as soon as it is asked, but joins the hub only after every
+        connect asked before it has joined, so which of two colliding servers wins, and
+        the order of states and warnings, never depend on which server answered first.
+        """
+        import anyio  # for the turn-taking below; every connector is async anyway
+
         entry = self._entries[name]
         if entry.state in LIVE:
             return entry
-        return await self._settle(name, await self._open(name))
+        ticket, self._tickets = self._tickets, self._tickets + 1
+        if self._turn is None:
+            self._turn = anyio.Event()
+        try:
+            opened = await self._open(name)
+            while self._joined != ticket:  # wait for the connects asked before this one
+                await self._turn.wait()
+            return await self._settle(name, opened)
+        finally:
+            with anyio.CancelScope(shield=True):
+                while self._joined != ticket:  # cancelled while waiting: still take the turn, or later connects stall
+                    await self._turn.wait()
+            self._joined += 1
+            self._turn.set()
+            self._turn = anyio.Event()
 
     async def connect_all(self, names: Iterable[str] | None = None, *, limit: int = DEFAULT_LIMIT) -> list[Entry]:
         """Connect several servers (default: every pending one), at most ``limit`` opening at once.
@@ -144,17 +168,16 @@ class Hub:
             asked = [n for n, e in self._entries.items() if e.state is State.PENDING]
         else:
             asked = [n for n in names if self._entries[n].state not in LIVE]
-        opened: dict[str, Client | ServerError] = {}
-        gate = anyio.Semaphore(limit)
+        gate = anyio.Semaphore(limit)  # FIFO: connects start, and so join, in the order asked
 
-        async def open_one(name: str) -> None:
+        async def connect_one(name: str) -> None:
             async with gate:
-                opened[name] = await self._open(name)
+                await self.connect(name)
 
         async with anyio.create_task_group() as tg:
             for name in asked:
-                tg.start_soon(open_one, name)
-        return [await self._settle(name, opened[name]) for name in asked]
+                tg.start_soon(connect_one, name)
+        return [self._entries[name] for name in asked]
 
     async def _open(self, name: str) -> Client | ServerError:
         """Run the server's connector: its client, or the error it failed with."""

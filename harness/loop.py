@@ -15,8 +15,12 @@ nothing by default:
     after_result(call, tool, result) -> the result the model gets (s32: output limits)
     render(result)                   -> what goes into the tool_result block (default: text)
 
-Introduced by s19. Not handled here: parallel tool calls (calls run in order, which keeps
-transcripts deterministic), context compaction, permissions (s31), output limits (s32).
+Calls run in order, one at a time, except back-to-back calls to a tool marked
+``concurrent`` (``connect_mcp``): those run at once, and their output is held and printed
+call by call, so the transcript is the same bytes as if they had run in order.
+
+Introduced by s19. Not handled here: running other tools' calls at once (a model may
+write, then read), context compaction, permissions (s31), output limits (s32).
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ from harness.errors import ToolError
 from harness.model import Model, ToolCall
 from harness.results import ToolResult
 from harness.tools import Tool
-from harness.transcript import Transcript
+from harness.transcript import Transcript, grouped
 
 DEFAULT_MAX_TURNS = 12
 
@@ -91,24 +95,67 @@ async def run_agent(
         tools: dict[str, Tool] = {}
         for tool in turn.tools:
             tools.setdefault(tool.name, tool)  # first one wins, as in the pool (s22)
-        messages.append({"role": "user", "content": [await _run_call(call, tools, transcript, policy) for call in reply.tool_calls]})
+        messages.append({"role": "user", "content": await _run_calls(list(reply.tool_calls), tools, transcript, policy)})
     transcript.warning(f"stopped after {max_turns} turns without a final answer")
     return messages
 
 
-async def _run_call(call: ToolCall, tools: dict[str, Tool], transcript: Transcript, policy: Policy) -> dict[str, Any]:
+async def _run_calls(calls: list[ToolCall], tools: dict[str, Tool], transcript: Transcript, policy: Policy) -> list[dict[str, Any]]:
+    """Every call of one turn, in order; back-to-back calls to a ``concurrent`` tool run at once."""
+    blocks: list[dict[str, Any]] = []
+    i = 0
+    while i < len(calls):
+        tool, j = tools.get(calls[i].name), i + 1
+        while tool is not None and tool.concurrent and j < len(calls) and tools.get(calls[j].name) is tool:
+            j += 1
+        blocks += await (_run_together(calls[i:j], tool, transcript, policy) if j - i > 1 else _run_one(calls[i], tool, transcript, policy))
+        i = j
+    return blocks
+
+
+async def _run_one(call: ToolCall, tool: Tool | None, transcript: Transcript, policy: Policy) -> list[dict[str, Any]]:
     transcript.emit("tool_call", name=call.name, input=call.input)
-    tool = tools.get(call.name)
+    return [_finish(call, await _execute(call, tool, policy), transcript, policy)]
+
+
+async def _run_together(calls: list[ToolCall], tool: Tool | None, transcript: Transcript, policy: Policy) -> list[dict[str, Any]]:
+    """Run the calls at once; print each call, what it caused and its result in call order, as if one by one.
+
+    The policy hooks of these calls run at once too.
+    """
+    import anyio  # the SDK's async library: only concurrent calls need it
+
+    results: dict[str, ToolResult] = {}
+
+    async def run(call: ToolCall) -> None:
+        with grouped(call.id):  # frames and notes this call causes are held under its id
+            results[call.id] = await _execute(call, tool, policy)
+
+    with transcript.holding():
+        async with anyio.create_task_group() as tg:
+            for call in calls:
+                tg.start_soon(run, call)
+        blocks = []
+        for call in calls:
+            transcript.emit("tool_call", name=call.name, input=call.input)
+            transcript.release(call.id)
+            blocks.append(_finish(call, results[call.id], transcript, policy))
+    return blocks
+
+
+async def _execute(call: ToolCall, tool: Tool | None, policy: Policy) -> ToolResult:
     if tool is None:
-        result = ToolResult.failure(f"unknown tool '{call.name}'")
-    else:
-        result = await policy.before_call(call, tool)
-        if result is None:
-            try:
-                result = ToolResult.of(await tool.call(call.input))
-            except ToolError as exc:
-                result = ToolResult.failure(str(exc))
-        result = await policy.after_result(call, tool, result)
+        return ToolResult.failure(f"unknown tool '{call.name}'")
+    result = await policy.before_call(call, tool)
+    if result is None:
+        try:
+            result = ToolResult.of(await tool.call(call.input))
+        except ToolError as exc:
+            result = ToolResult.failure(str(exc))
+    return await policy.after_result(call, tool, result)
+
+
+def _finish(call: ToolCall, result: ToolResult, transcript: Transcript, policy: Policy) -> dict[str, Any]:
     content = policy.render(result)
     shown = content if isinstance(content, str) else ToolResult(tuple(content)).text()
     transcript.emit("tool_result", name=call.name, content=shown, is_error=result.is_error)

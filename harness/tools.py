@@ -38,6 +38,7 @@ class Tool:
     # openWorldHint. Claims, not facts (s31 decides what to trust).
     annotations: Mapping[str, Any] = field(default_factory=dict)
     output_schema: Mapping[str, Any] | None = None
+    concurrent: bool = False  # back-to-back calls to it in one turn may run at once (connect_mcp)
 
     @property
     def read_only(self) -> bool:

@@ -19,6 +19,11 @@ that runs inside SDK callbacks and stream wrappers (frames, transport notes): it
 and prints too, but a failed write only marks the transcript broken, because an
 exception there would stall the SDK's session instead of ending the run.
 
+Work that runs concurrently (several ``connect_mcp`` calls in one turn) would interleave
+its output by timing. Inside ``holding()``, output made by a task tagged with
+``grouped(key)`` (and by the tasks it starts) is held per key; ``release(key)`` prints and
+records it, so the transcript reads in call order, the same bytes every run.
+
 JSON is printed with sorted keys, and ``\\r`` never appears. The snapshot tests pin the
 text exactly as a user sees it.
 
@@ -29,10 +34,14 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any, TextIO
 
 from harness.redact import Redactor, alternation, clean
 
+_GROUP: ContextVar[str | None] = ContextVar("transcript_group", default=None)
 _PORT = re.compile(r"\b(127\.0\.0\.1|localhost|\[::1\]):\d+")
 
 
@@ -73,6 +82,7 @@ class Transcript:
         self.normalize = normalizer  # None: a real run, real ports and paths
         self.events: list[dict[str, Any]] = []
         self.broken = False  # a write failed: the reader is gone
+        self._held: dict[str, list[Callable[[], None]]] | None = None
 
     def clean(self, value: Any) -> Any:
         """``value`` as every output shows it: secrets redacted; normalized in a deterministic run."""
@@ -89,7 +99,7 @@ class Transcript:
         event = self.record(kind, **fields)
         if self.broken:
             raise BrokenPipeError("the transcript's reader has gone")
-        self._write(event)
+        self.output(lambda: self._write(event))
         if self.broken:
             raise BrokenPipeError("the transcript's reader has gone")
         return event
@@ -97,19 +107,44 @@ class Transcript:
     def post(self, kind: str, show: bool = True, keep: bool = True, **fields: Any) -> dict[str, Any]:
         """Record (and print, if ``show``) from inside a callback: never raises on output."""
         event = self.record(kind, keep, **fields)
-        if show and not self.broken:
-            self._write(event)
+        if show:
+            self.output(lambda: self._write(event))
         return event
 
     def record(self, kind: str, keep: bool = True, **fields: Any) -> dict[str, Any]:
         """An event as every output shows it, kept in ``events`` (unless ``keep`` is False), not printed."""
         event = self.clean({"kind": kind, **fields})
         if keep:
-            self.events.append(event)
+            self.output(lambda: self.events.append(event))
         return event
 
+    def output(self, action: Callable[[], None]) -> None:
+        """Do ``action`` (print, record, write a frame) now, or hold it for this task's group."""
+        group = _GROUP.get()
+        if self._held is not None and group is not None:
+            self._held.setdefault(group, []).append(action)
+        else:
+            action()
+
+    @contextmanager
+    def holding(self) -> Iterator[None]:
+        """Hold the output of grouped tasks until ``release``; anything not released comes out at the end."""
+        self._held = {}
+        try:
+            yield
+        finally:
+            held, self._held = self._held, None
+            for actions in held.values():
+                for action in actions:
+                    action()
+
+    def release(self, group: str) -> None:
+        """Print and record what ``group`` made while held, in the order it was made."""
+        for action in (self._held or {}).pop(group, []):
+            action()
+
     def _write(self, event: dict[str, Any]) -> None:
-        if self.out is None:
+        if self.out is None or self.broken:
             return
         try:
             self.out.write(render(event) + "\n")
@@ -163,3 +198,13 @@ def render(event: dict[str, Any]) -> str:
         arrow = ">>" if event["direction"] == "send" else "<<"
         return f"    {arrow} {event['server']} {dumps(event['message'])}"
     return f"{kind}: " + event["text"].replace("\n", "\n    ")
+
+
+@contextmanager
+def grouped(group: str) -> Iterator[None]:
+    """Tag this task (and the tasks it starts) so a holding transcript keeps its output apart."""
+    token = _GROUP.set(group)
+    try:
+        yield
+    finally:
+        _GROUP.reset(token)

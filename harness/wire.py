@@ -115,7 +115,11 @@ class WireTap:
             self._sink(server, direction, message)
             event = {"kind": "frame", **fields}
         if self._file is not None:
-            self._file.write(json.dumps(event, sort_keys=True, ensure_ascii=False) + "\n")
+            line = json.dumps(event, sort_keys=True, ensure_ascii=False) + "\n"
+            if isinstance(self._sink, Transcript):
+                self._sink.output(lambda: self._file.write(line))  # held with the transcript's lines, when it holds
+            else:
+                self._file.write(line)
 
     def _renumber(self, server: str, direction: str, message: dict[str, Any]) -> dict[str, Any]:
         ids = self._ids.setdefault(server, _Ids())

@@ -6,6 +6,7 @@ still pass every snapshot but break a promise.
 
 from __future__ import annotations
 
+import io
 import subprocess
 import sys
 from pathlib import Path
@@ -346,3 +347,38 @@ def test_connect_all_opens_concurrently_but_joins_in_the_order_asked_and_closing
             assert anyio.current_time() - start < 1.5, "closing 3 stdio servers should take well under the 2 s the SDK's grace would"
 
     run(main)
+
+
+def test_connect_mcp_calls_in_one_turn_run_at_once_but_read_and_join_in_call_order():
+    # The first server asked for answers last; it must still win the collision, and the
+    # transcript must read as if the calls had run one after another.
+    async def slow_wiki():
+        await anyio.sleep(0.3)
+        return await MockClient.connect(SERVERS["acme.wiki"]())
+
+    async def fast_mirror():
+        await anyio.sleep(0.25)
+        return await MockClient.connect(SERVERS["acme wiki"]())
+
+    async def main():
+        out = io.StringIO()
+        transcript = Transcript(out)
+        async with Hub(transcript, accept=naming.checker(transcript.warning, transcript.note)) as hub:
+            hub.add("acme.wiki", slow_wiki)
+            hub.add("acme wiki", fast_mirror)
+            pool = Turn("s", (connect_tool(hub),))
+            model = ScriptedModel(Scenario.parse({"prompt": "go", "turns": [
+                {"tool_calls": [{"name": "connect_mcp", "input": {"name": "acme.wiki"}},
+                                {"name": "connect_mcp", "input": {"name": "acme wiki"}}]},
+                {"text": "done"}]}, "test.yaml"))
+            start = anyio.current_time()
+            await run_agent(model, "go", lambda: pool, transcript)
+            assert anyio.current_time() - start < 0.5, "0.3 s and 0.25 s of connecting, one after the other, would take 0.55 s"
+            assert hub.entries["acme.wiki"].state is State.CONNECTED and hub.entries["acme wiki"].state is State.FAILED
+        return out.getvalue()
+
+    text = run(main)
+    lines = [line for line in text.splitlines() if line.startswith(("  ->", "  <", "warning: server"))]
+    expected = ['  -> connect_mcp {"name": "acme.wiki"}', "  <- Connected to 'acme.wiki'.", '  -> connect_mcp {"name": "acme wiki"}',
+                "warning: server 'acme wiki' not connected", "  <! 'acme wiki' not connected"]
+    assert len(lines) == len(expected) and all(line.startswith(e) for line, e in zip(lines, expected)), text

@@ -15,6 +15,7 @@ handled here: secrets in server stderr that the harness never saw being issued.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from typing import Any
@@ -28,11 +29,17 @@ class Redactor:
     def __init__(self) -> None:
         self._secrets: dict[str, str] = {}
         self._pattern: re.Pattern[str] | None = None
+        self._probe: re.Pattern[str] | None = None
 
     def add(self, secret: str | None, placeholder: str) -> None:
         if secret:
             self._secrets[secret] = placeholder
             self._pattern = alternation(self._secrets)
+            self._probe = probe(self._secrets)
+
+    def seen_in(self, json_text: str) -> bool:
+        """Could anything in this JSON text need redacting? (False: certainly not.)"""
+        return bool(self._probe is not None and self._probe.search(json_text)) or "Bearer" in json_text or "Basic" in json_text
 
     def __call__(self, text: str) -> str:
         # Every string of every frame passes here: one C-level scan when nothing matches.
@@ -46,6 +53,12 @@ class Redactor:
 def alternation(literals: dict[str, str]) -> re.Pattern[str]:
     """One pattern matching any of ``literals``, longest first (a secret inside a longer one loses)."""
     return re.compile("|".join(re.escape(s) for s in sorted(literals, key=len, reverse=True)))
+
+
+def probe(literals: dict[str, str]) -> re.Pattern[str]:
+    """A pattern that finds any of ``literals`` in JSON text, as is or as JSON escapes it (quotes, backslashes)."""
+    forms = set(literals) | {json.dumps(s, ensure_ascii=False)[1:-1] for s in literals}
+    return re.compile("|".join(re.escape(s) for s in forms))
 
 
 def clean(value: Any, text: Callable[[str], str]) -> Any:

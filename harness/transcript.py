@@ -39,9 +39,10 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any, TextIO
 
-from harness.redact import Redactor, alternation, clean
+from harness.redact import Redactor, alternation, clean, probe
 
 _GROUP: ContextVar[str | None] = ContextVar("transcript_group", default=None)
+_HOSTS = ("127.0.0.1", "localhost", "[::1]")
 _PORT = re.compile(r"\b(127\.0\.0\.1|localhost|\[::1\]):\d+")
 
 
@@ -56,17 +57,23 @@ class Normalizer:
     def __init__(self) -> None:
         self._literals: dict[str, str] = {}
         self._pattern: re.Pattern[str] | None = None
+        self._probe: re.Pattern[str] | None = None
 
     def add(self, literal: str, placeholder: str) -> None:
         """Print ``placeholder`` wherever ``literal`` (a path, a token, ...) would appear."""
         if literal:
             self._literals[literal] = placeholder
             self._pattern = alternation(self._literals)  # longest first: a path before any path inside it
+            self._probe = probe(self._literals)
+
+    def seen_in(self, json_text: str) -> bool:
+        """Could anything in this JSON text need a placeholder? (False: certainly not.)"""
+        return bool(self._probe is not None and self._probe.search(json_text)) or any(h in json_text for h in _HOSTS)
 
     def __call__(self, text: str) -> str:
         if self._pattern is not None:
             text = self._pattern.sub(lambda m: self._literals[m.group(0)], text)
-        return _PORT.sub(r"\1:<port>", text) if ("127.0.0.1" in text or "localhost" in text or "[::1]" in text) else text
+        return _PORT.sub(r"\1:<port>", text) if any(h in text for h in _HOSTS) else text
 
 
 def _no_cr(text: str) -> str:
@@ -84,9 +91,26 @@ class Transcript:
         self.broken = False  # a write failed: the reader is gone
         self._held: dict[str, list[Callable[[], None]]] | None = None
 
-    def clean(self, value: Any) -> Any:
+    def clean(self, value: dict[str, Any]) -> dict[str, Any]:
         """``value`` as every output shows it: secrets redacted; normalized in a deterministic run."""
-        return clean(value, self._text)
+        return self.clean_json(value)[0]
+
+    def clean_json(self, value: dict[str, Any]) -> tuple[dict[str, Any], str]:
+        """``clean(value)`` and its key-sorted JSON line.
+
+        Every frame passes here, so first one look at the whole event as JSON: when nothing
+        in it could change (the usual case), it is returned as it is, without visiting
+        each string, and the same JSON is the line.
+        """
+        text = json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
+        if not ("\\r" in text or self.redact.seen_in(text) or (self.normalize is not None and self.normalize.seen_in(text))):
+            return value, text
+        value = clean(value, self._text)
+        return value, json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
+
+    def show(self, event: dict[str, Any]) -> None:
+        """Print an already clean event from inside a callback (never raises on output)."""
+        self.output(lambda: self._write(event))
 
     def _text(self, text: str) -> str:
         text = self.redact(text)

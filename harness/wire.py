@@ -108,18 +108,17 @@ class WireTap:
     def _record(self, server: str, direction: str, item: Any) -> None:
         message = self._renumber(server, direction, _as_dict(item))
         fields = {"server": server, "direction": direction, "message": message}
-        if isinstance(self._sink, Transcript):
-            # Not kept in transcript.events: a long session would hold every frame forever.
-            event = self._sink.post("frame", show=self._show, keep=False, **fields)
-        else:
+        if not isinstance(self._sink, Transcript):
             self._sink(server, direction, message)
-            event = {"kind": "frame", **fields}
+            return
+        # One JSON dump serves the redaction check and the file line. Not kept in
+        # transcript.events: a long session would hold every frame forever.
+        event, line = self._sink.clean_json({"kind": "frame", **fields})
+        if self._show:
+            self._sink.show(event)
         if self._file is not None:
-            line = json.dumps(event, sort_keys=True, ensure_ascii=False) + "\n"
-            if isinstance(self._sink, Transcript):
-                self._sink.output(lambda: self._file.write(line))  # held with the transcript's lines, when it holds
-            else:
-                self._file.write(line)
+            file = self._file
+            self._sink.output(lambda: file.write(line + "\n"))  # held with the transcript's lines, when it holds
 
     def _renumber(self, server: str, direction: str, message: dict[str, Any]) -> dict[str, Any]:
         ids = self._ids.setdefault(server, _Ids())
@@ -203,10 +202,13 @@ def options(parser: argparse.ArgumentParser) -> None:
 
 
 @contextmanager
-def recording(transcript: Transcript, args: argparse.Namespace) -> Iterator[WireTap]:
-    """A tap for this run, streaming to ``--frames`` if given (opened now: a bad path fails before the run)."""
+def recording(transcript: Transcript, args: argparse.Namespace) -> Iterator[WireTap | None]:
+    """A tap for this run, streaming to ``--frames`` if given (opened now: a bad path fails before the run).
+
+    None when neither ``--wire`` nor ``--frames`` asks for the frames: nobody would see them.
+    """
     if args.frames is None:
-        yield WireTap(transcript, show=args.wire)
+        yield WireTap(transcript, show=True) if args.wire else None
         return
     try:
         file = open(args.frames, "w", encoding="utf-8")  # noqa: SIM115  (closed below, errors included)

@@ -357,24 +357,16 @@ def test_a_reader_that_leaves_early_ends_the_run_quietly(lesson):
     assert "Traceback" not in result.stderr, f"expected no Traceback on stderr\n{result}"
 
 
+@pytest.mark.parametrize(("signum", "code", "word"), [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "terminated")],
+                         ids=["ctrl_c", "sigterm"])
 @pytest.mark.parametrize("lesson", FAULT_LESSONS)
-def test_ctrl_c_during_a_hung_call_exits_130(lesson):
+def test_a_signal_during_a_hung_call_stops_everything_with_its_code(lesson, signum, code, word):
     with Lesson(lesson, "--fault", "docs:--hang-on=search") as running:
         running.wait_for_line("-> mcp__docs__search")
-        running.send(signal.SIGINT)
-        result = running.finish(STOP_TIMEOUT, after=" of SIGINT")
-    assert result.code == 130, f"expected exit code 130 (interrupted)\n{result}"
-    assert result.last_line == "error: interrupted", f"expected the last stdout line `error: interrupted`\n{result}"
-    assert_no_traceback(result)
-
-
-@pytest.mark.parametrize("lesson", FAULT_LESSONS)
-def test_sigterm_during_a_hung_call_exits_143(lesson):
-    with Lesson(lesson, "--fault", "docs:--hang-on=search") as running:
-        running.wait_for_line("-> mcp__docs__search")
-        running.send(signal.SIGTERM)
-        result = running.finish(STOP_TIMEOUT, after=" of SIGTERM")
-    assert result.code == 143, f"expected exit code 143 (terminated), not death by the signal\n{result}"
+        running.send(signum)
+        result = running.finish(STOP_TIMEOUT, after=f" of {signum.name}")
+    assert result.code == code, f"expected exit code {code} ({word}), not death by the signal\n{result}"
+    assert result.last_line == f"error: {word}", f"expected the last stdout line `error: {word}`\n{result}"
     assert_no_traceback(result)
 
 

@@ -15,7 +15,8 @@ What it measures, each section side by side in the same run:
     lessons   each lesson's wall time from a cold interpreter; `python -c "import mcp"` is the floor
 
 Method: contenders take turns, in an order that rotates from round to round; each is warmed
-up first (calls: 50 untimed calls on the same connection; lessons: one untimed run); a
+up first (calls: 50 untimed calls on the same connection; connect: one untimed server;
+lessons: one untimed run); a
 figure is the median of the rounds' medians, with its ratio to the section's baseline.
 The load average is recorded. Absolute figures vary by machine: the ratios are the claim.
 
@@ -241,6 +242,8 @@ async def bench_connect(rounds: int, sizes: tuple[int, ...]) -> list[dict[str, A
                   "sdk ClientSessionGroup": connect_sdk_group, "Hub.connect_all": connect_hub}
     rows = []
     cores = os.cpu_count() or 1
+    for contender in contenders.values():  # warm-up: the page cache, the first spawn's imports
+        await contender(1)
     for n in sizes:
         results: dict[str, list[float]] = {name: [] for name in contenders}
         floors: list[float] = []

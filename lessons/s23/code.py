@@ -6,8 +6,8 @@ stdin/stdout (initialize, notifications/initialized, tools/list, tools/call), ke
 stderr in a temporary file, and stops it when the run ends: close stdin, then SIGTERM,
 then SIGKILL, every wait bounded, on errors and Ctrl-C too. Naming and the pool are s22's.
 
-A wire tap records every frame: --wire prints them inline (>> sent, << received), and
---frames FILE writes them as JSON lines. --fault gives one server a fault flag from
+A wire tap records every frame when asked: --wire prints them inline (>> sent,
+<< received), and --frames FILE writes them as JSON lines. --fault gives one server a fault flag from
 mock_servers/serve.py; a server that cannot start, crashes or hangs becomes an error
 result naming it (exit code, last stderr lines), and the other server keeps working.
 

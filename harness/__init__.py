@@ -20,6 +20,7 @@ Modules follow lesson order; an earlier module never imports a later one.
     transports/   s23  the transport registry: stdio (s23), sse (s24), http (s25)
     connection    s23  MCPConnection, Connections: handshake, calls; session expiry (s25)
     auth          s26  OAuth: token store, loopback callback, refresh, step-up, needs-auth
+    config        s27  mcpServers files: formats, scopes, per-entry validation, allow/deny, ${VAR}
     conformance   CI   the harness as a client for the official MCP conformance suite
 
 ``python -m harness`` is left free for a user CLI; lessons run through ``harness.lesson``.

@@ -23,7 +23,7 @@ from __future__ import annotations
 from typing import Any
 
 from harness.errors import ServerError, ToolError
-from harness.hub import LIVE, Hub
+from harness.hub import LIVE, OFF, Hub
 from harness.spec import State
 from harness.tools import Tool
 
@@ -40,6 +40,8 @@ def connect_tool(hub: Hub) -> Tool:
             raise ToolError(f"unknown server '{name}'; available: {', '.join(sorted(hub.entries))}")
         if entry.state in LIVE:
             return f"'{name}' is already connected"
+        if entry.state in OFF:
+            raise ToolError(f"'{name}' is {entry.state.value}: {entry.error}")
         entry = await hub.connect(name)
         if entry.state is State.FAILED:
             error = entry.error

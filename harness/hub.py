@@ -33,6 +33,7 @@ reconnecting (s28), reload (s29).
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
+from contextlib import nullcontext
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any
@@ -40,11 +41,12 @@ from typing import Any
 from harness.errors import AuthRequired, HarnessError, ServerError
 from harness.mcp_client import Client
 from harness.spec import ServerSpec, State
-from harness.transcript import Transcript
+from harness.transcript import Transcript, grouped
 
 Connector = Callable[[], Awaitable[Client]]
 Accept = Callable[[Mapping[str, Client]], None]
 LIVE = (State.CONNECTED, State.NEEDS_AUTH)  # states whose client offers tools to the model
+OFF = (State.DISABLED, State.BLOCKED)  # states the config or a policy chose: never started
 # Servers opened at once by connect_all. Each stdio server's start-up is CPU work (an
 # interpreter importing its SDK); on a 2-core machine 3 at once finished 20 servers within
 # 1.1x of the CPU floor, while all at once inflated their CPU by a quarter (bench/run.py).
@@ -119,11 +121,17 @@ class Hub:
 
     # -- the map: only these methods write it --
 
-    def add(self, name: str, connector: Connector, spec: ServerSpec | None = None) -> Entry:
-        """Make a server known (``pending``); nothing is started yet."""
+    def add(self, name: str, connector: Connector, spec: ServerSpec | None = None, *,
+            state: State = State.PENDING, error: HarnessError | None = None) -> Entry:
+        """Make a server known; nothing is started yet.
+
+        ``pending`` servers can be connected. A server the config turned off (``disabled``),
+        a policy refused (``blocked``) or whose entry is broken (``failed`` with its
+        ``ConfigError``) is listed with its reason and never started.
+        """
         if name in self._entries:
             raise HarnessError(f"server '{name}': already added")
-        return self._set(Entry(name, State.PENDING, connector, spec), "added")
+        return self._set(Entry(name, state, connector, spec, error=error), str(error) if error else "added")
 
     async def connect(self, name: str) -> Entry:
         """Connect a known server. Returns its entry: connected, needs-auth, or failed (never raises for the server).
@@ -136,8 +144,8 @@ class Hub:
         import anyio  # for the turn-taking below; every connector is async anyway
 
         entry = self._entries[name]
-        if entry.state in LIVE:
-            return entry
+        if entry.state in LIVE or entry.state in OFF or (entry.state is State.FAILED and entry.spec is None):
+            return entry  # live already, or never to be started (off, or a broken config entry)
         ticket, self._tickets = self._tickets, self._tickets + 1
         if self._turn is None:
             self._turn = anyio.Event()
@@ -171,12 +179,17 @@ class Hub:
         gate = anyio.Semaphore(limit)  # FIFO: connects start, and so join, in the order asked
 
         async def connect_one(name: str) -> None:
-            async with gate:
-                await self.connect(name)
+            with grouped(f"hub:{name}"):  # what this connect prints waits for its turn (frames, notes)
+                async with gate:
+                    await self.connect(name)
 
-        async with anyio.create_task_group() as tg:
+        with self._transcript.holding() if self._transcript is not None else nullcontext():
+            async with anyio.create_task_group() as tg:
+                for name in asked:
+                    tg.start_soon(connect_one, name)
             for name in asked:
-                tg.start_soon(connect_one, name)
+                if self._transcript is not None:
+                    self._transcript.release(f"hub:{name}")
         return [self._entries[name] for name in asked]
 
     async def _open(self, name: str) -> Client | ServerError:
@@ -213,7 +226,7 @@ class Hub:
         """Close every server the hub holds; each ends ``closed``. Safe to call twice."""
         held = list(self._entries.values())
         for entry in held:
-            if entry.state not in (State.CLOSED, State.FAILED, State.DISABLED):  # a failure stays on record
+            if entry.state not in (State.CLOSED, State.FAILED, *OFF):  # a failure, or a choice, stays on record
                 self._set(replace(entry, state=State.CLOSED), "hub closed")
         clients = [e.client for e in held if e.client is not None]  # a failed connection may still hold a process
         if any(hasattr(c, "aclose") for c in clients):

@@ -10,7 +10,7 @@ value: reload (s29) diffs and fingerprints them.
 
     pending ──> connected ──> closed
        │  └───> needs-auth ──> connected
-       └──────> failed            disabled (configured off: never connected)
+       └──────> failed            disabled (configured off), blocked (a policy's no): never started
 
 Introduced by the hub spine, used from s19 on. Not handled here: reading config files
 (s27), expanding ``${VAR}`` (s27).
@@ -35,6 +35,7 @@ class State(enum.Enum):
     NEEDS_AUTH = "needs-auth"  # reachable, but wants the user to sign in first (s26)
     FAILED = "failed"  # with an error that says why
     DISABLED = "disabled"  # configured off (s27); never connected
+    BLOCKED = "blocked"  # refused by an allow/deny policy (s27); never connected
     CLOSED = "closed"  # stopped on purpose
 
 

@@ -153,6 +153,9 @@ class Transcript:
     @contextmanager
     def holding(self) -> Iterator[None]:
         """Hold the output of grouped tasks until ``release``; anything not released comes out at the end."""
+        if self._held is not None:  # already holding: the outer holder releases
+            yield
+            return
         self._held = {}
         try:
             yield

@@ -43,6 +43,7 @@ CASES = [
     Case("s24", kinds=("transcript", "frames")),
     Case("s25", kinds=("transcript", "frames")),
     Case("s26", kinds=("transcript", "frames")),
+    Case("s27", kinds=("transcript", "frames")),
 ]
 
 LESSONS = sorted(p.name for p in (ROOT / "lessons").iterdir() if (p / "code.py").is_file())

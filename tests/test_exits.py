@@ -45,7 +45,7 @@ from cases import LESSONS
 from leaks import Proc, kill_tree, no_process_left, processes  # noqa: F401  (no_process_left: the fixture)
 
 ROOT = Path(__file__).resolve().parent.parent
-FRAMES_LESSONS = ("s23", "s24", "s25", "s26")  # the lessons with --frames FILE
+FRAMES_LESSONS = ("s23", "s24", "s25", "s26", "s27")  # the lessons with --frames FILE
 FAULT_LESSONS = ("s23", "s24", "s25")  # the lessons with --fault SERVER:FLAG
 RUN_TIMEOUT = 15.0  # seconds for a whole run; a usage error takes under 2 s, a full s26 run about 2 s
 STOP_TIMEOUT = 10.0  # seconds from SIGINT or SIGTERM to exit: enough for every bounded server stop

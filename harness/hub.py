@@ -38,7 +38,7 @@ from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any
 
-from harness.errors import AuthRequired, HarnessError, ServerError
+from harness.errors import AuthRequired, ConfigError, HarnessError, ServerError
 from harness.mcp_client import Client
 from harness.spec import ServerSpec, State
 from harness.transcript import Transcript, grouped
@@ -144,7 +144,7 @@ class Hub:
         import anyio  # for the turn-taking below; every connector is async anyway
 
         entry = self._entries[name]
-        if entry.state in LIVE or entry.state in OFF or (entry.state is State.FAILED and entry.spec is None):
+        if entry.state in LIVE or entry.state in OFF or isinstance(entry.error, ConfigError):
             return entry  # live already, or never to be started (off, or a broken config entry)
         ticket, self._tickets = self._tickets, self._tickets + 1
         if self._turn is None:

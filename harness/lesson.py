@@ -27,9 +27,7 @@ Introduced by s19.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import os
-import signal
 import sys
 import tempfile
 from collections.abc import Awaitable, Callable, Iterator
@@ -38,6 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn, TextIO
 
+from harness import signals
 from harness.errors import HarnessError, UsageError
 from harness.loop import DEFAULT_MAX_TURNS, Policy, PoolSource, run_agent
 from harness.model import DEFAULT_LIVE_MODEL, Model, Scenario, ScriptedModel, live_model
@@ -66,17 +65,6 @@ Session = Callable[["Run"], Awaitable[None]]
 Options = Callable[[argparse.ArgumentParser], None]
 
 
-SIGNALS = {signal.SIGINT: (130, "interrupted"), signal.SIGTERM: (143, "terminated")}
-
-
-class _Stopped(Exception):
-    """A signal ended the run; carries the exit code and the word for it."""
-
-    def __init__(self, code: int, word: str) -> None:
-        super().__init__(word)
-        self.code = code
-
-
 def run_lesson(lesson_file: str, doc: str | None, argv: list[str] | None, out: TextIO, session: Session, options: Options | None = None) -> int:
     """Parse ``argv``, build the model and workspace, run ``session``; return the exit code."""
     args = _parser(doc or "", options).parse_args(argv)
@@ -85,14 +73,12 @@ def run_lesson(lesson_file: str, doc: str | None, argv: list[str] | None, out: T
     if normalizer is not None:
         normalizer.add(sys.executable, "python")  # s23 on: servers run as `python -m ...`, whatever the venv
     try:
-        try:
-            model, prompt = _model(args, Path(lesson_file).resolve().parent)
-            with _workspace(args.workspace) as root:
-                if normalizer is not None:
-                    normalizer.add(str(root), "<workspace>")
-                asyncio.run(_guarded(session, Run(args, model, prompt, transcript, Workspace(root))))
-        except BaseExceptionGroup as group:  # a task group's wrapping: report what was raised, not the group
-            raise _reason(group) from None
+        model, prompt = _model(args, Path(lesson_file).resolve().parent)
+        with _workspace(args.workspace) as root:
+            if normalizer is not None:
+                normalizer.add(str(root), "<workspace>")
+            run = Run(args, model, prompt, transcript, Workspace(root))
+            signals.run(lambda: session(run))  # Ctrl-C and SIGTERM stop it; errors come out as one
     except UsageError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -100,59 +86,11 @@ def run_lesson(lesson_file: str, doc: str | None, argv: list[str] | None, out: T
         return _reader_left()
     except HarnessError as exc:
         return _last_word(transcript, str(exc), 1)
-    except _Stopped as stop:
+    except signals.Stopped as stop:
         return _last_word(transcript, str(stop), stop.code)
     except KeyboardInterrupt:  # a Ctrl-C outside the session (before the event loop ran)
         return _last_word(transcript, "interrupted", 130)
     return 0
-
-
-async def _guarded(session: Session, run: Run) -> None:
-    """Run the session in a cancel scope that Ctrl-C and SIGTERM cancel.
-
-    A cancel scope, not a task cancel: anyio keeps cancelling everything inside it until
-    it exits, so an SDK await that swallows one ``CancelledError`` cannot keep a hung call
-    alive. Cleanup that must finish (stopping servers) is shielded where it runs.
-    """
-    import anyio  # the SDK's async library; lessons from s23 on use it anyway
-
-    loop = asyncio.get_running_loop()
-    caught: list[int] = []
-    with anyio.CancelScope() as scope:
-
-        def stop(signum: int) -> None:
-            if not caught:
-                caught.append(signum)
-                scope.cancel()
-
-        for signum in SIGNALS:
-            loop.add_signal_handler(signum, stop, signum)
-        try:
-            await session(run)
-        finally:
-            for signum in SIGNALS:
-                loop.remove_signal_handler(signum)
-    if caught:
-        raise _Stopped(*SIGNALS[caught[0]])
-
-
-def _reason(group: BaseExceptionGroup) -> BaseException:
-    """The one exception a group stands for: a usage error first, then a signal, a harness error, a closed pipe."""
-    leaves: list[BaseException] = []
-
-    def walk(exc: BaseException) -> None:
-        if isinstance(exc, BaseExceptionGroup):
-            for inner in exc.exceptions:
-                walk(inner)
-        else:
-            leaves.append(exc)
-
-    walk(group)
-    for kind in (UsageError, _Stopped, HarnessError, BrokenPipeError, KeyboardInterrupt):
-        for leaf in leaves:
-            if isinstance(leaf, kind):
-                return leaf
-    return group  # a bug: let the traceback show it
 
 
 def _last_word(transcript: Transcript, text: str, code: int) -> int:

@@ -50,12 +50,12 @@ def lay_out(root: Path) -> config.Paths:
 
 
 async def session(run: lesson.Run) -> None:
-    servers = config.load(lay_out(run.workspace.root))
-    for source in sorted({s.source for s in servers}):
-        run.transcript.note(f"read {source}: {', '.join(s.name for s in servers if s.source == source)}")
     environ = {"PYTHON": sys.executable}  # what ${...} may use in this lesson
     accept = naming.checker(run.transcript.warning, run.transcript.note)
     with wire.recording(run.transcript, run.args) as tap:
+        servers = config.load(lay_out(run.workspace.root))
+        for source in sorted({s.source for s in servers}):
+            run.transcript.note(f"read {source}: {', '.join(s.name for s in servers if s.source == source)}")
         async with Connections(run.transcript) as conns, Hub(run.transcript, accept=accept) as hub:
             config.add_to(hub, servers, lambda server: config.connector(server, conns, environ, tap=tap))
             await hub.connect_all()  # every pending server, at most 3 starting at once

@@ -1,0 +1,171 @@
+"""The user CLI: your own MCP config, through the course's hub.
+
+    python -m harness [--config FILE]... servers [--json]
+    python -m harness [--config FILE]... tools [--json]
+    python -m harness [--config FILE]... call TOOL [JSON_ARGS] [--json]
+
+It reads the config you already have (``--config FILE``, repeatable, in any of the three
+formats; with none, Claude Code's scopes from the current folder: see ``harness.config``),
+connects every enabled server at once (``Hub.connect_all``) and then:
+
+    servers   each server: scope, transport, state, and its tools or why it has none
+    tools     the pool a model would get: model-facing name, server, tool, description
+    call      one tool by its model-facing name (mcp__server__tool), arguments as JSON
+
+``--json`` prints data instead: ``servers`` a list of ``{name, scope, transport, state,
+error, tools}``; ``tools`` a list of ``{name, server, tool, description, annotations,
+input_schema}``; ``call`` ``{is_error, content, structured}``. While servers connect, a
+terminal shows each one's state as it changes (on stderr; never with ``--json`` or when
+stderr is not a terminal). Real URLs and paths are printed; secrets never are.
+
+Exit codes: 0 done; 1 the tool reported an error, or the server it needs is not
+connected; 2 bad usage or a config that cannot be read; 130 Ctrl-C; 143 SIGTERM. Every
+server is stopped on every exit.
+
+Introduced with s27 (the config it reads). Not handled here yet: ``chat``, resources and
+prompts (s30), reload (s29).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any, NoReturn, TextIO
+
+from harness import config, naming, signals
+from harness.errors import ConfigError, HarnessError, ToolError, UsageError
+from harness.hub import Change, Hub
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"error: {message} (see --help)\n")
+
+
+def parser() -> argparse.ArgumentParser:
+    title, _, rest = (__doc__ or "").strip().partition("\n")
+    top = _Parser(prog="python -m harness", description=title, epilog=rest.strip(), formatter_class=argparse.RawDescriptionHelpFormatter)
+    top.add_argument("--config", type=Path, action="append", default=[], metavar="FILE",
+                     help="an mcpServers file (repeatable; default: Claude Code's scopes from here)")
+    top.add_argument("--home", type=Path, default=Path.home(), metavar="DIR", help="where ~/.claude.json is (default: your home)")
+    top.add_argument("--managed", type=Path, default=config.Paths().managed, metavar="DIR",
+                     help="the enterprise folder (managed-mcp.json, managed-settings.json; default: %(default)s)")
+    commands = top.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=_Parser)
+    for name, text in (("servers", "list the configured servers and their state"), ("tools", "list the tool pool a model would get")):
+        sub = commands.add_parser(name, help=text, description=text)
+        sub.add_argument("--json", action="store_true", help="print JSON")
+    call = commands.add_parser("call", help="call one tool by its model-facing name", description="call one tool by its model-facing name")
+    call.add_argument("tool", help="model-facing name, e.g. mcp__docs__search")
+    call.add_argument("arguments", nargs="?", default="{}", help="the arguments as a JSON object (default: {})")
+    call.add_argument("--json", action="store_true", help="print the result as JSON")
+    return top
+
+
+def main(argv: list[str] | None = None, out: TextIO | None = None, err: TextIO | None = None) -> int:
+    out, err = out or sys.stdout, err or sys.stderr
+    args = parser().parse_args(argv)
+    try:
+        arguments = _arguments(args) if args.command == "call" else {}
+        servers = config.load(config.Paths(home=args.home, cwd=Path.cwd(), managed=args.managed), args.config)
+        return signals.run(lambda: _run(args, servers, arguments, out, err))
+    except (UsageError, ConfigError) as exc:
+        print(f"error: {exc}", file=err)
+        return 2
+    except HarnessError as exc:
+        print(f"error: {exc}", file=err)
+        return 1
+    except signals.Stopped as stop:
+        print(f"error: {stop}", file=err)
+        return stop.code
+    except BrokenPipeError:
+        _quiet_stdout()
+        return 0
+
+
+def _arguments(args: argparse.Namespace) -> dict[str, Any]:
+    try:
+        value = json.loads(args.arguments)
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"JSON_ARGS: not valid JSON: {exc.msg}") from None
+    if not isinstance(value, dict):
+        raise UsageError("JSON_ARGS: expected a JSON object, e.g. '{\"query\": \"hooks\"}'")
+    return value
+
+
+async def _run(args: argparse.Namespace, servers: list[config.ServerConfig], arguments: dict[str, Any], out: TextIO, err: TextIO) -> int:
+    from harness.connection import Connections  # the SDK: only once there is something to connect
+
+    progress = _progress(err) if not args.json and err.isatty() else None
+    async with Connections() as conns, Hub(accept=naming.checker(lambda text: None, lambda text: None), on_change=progress) as hub:
+        config.add_to(hub, servers, lambda server: config.connector(server, conns))
+        await hub.connect_all()
+        if args.command == "servers":
+            return _servers(config.rows(hub, servers), args.json, out)
+        names = naming.assign(naming.pairs(hub.clients.values()))
+        if args.command == "tools":
+            return _tools(hub, names, args.json, out)
+        return await _call(hub, names, args.tool, arguments, args.json, out)
+
+
+def _progress(err: TextIO) -> Any:
+    def show(change: Change) -> None:
+        if change.old is not None and change.new is not change.old:
+            err.write(f"{change.server}: {change.new.value}\n")
+            err.flush()
+
+    return show
+
+
+def _servers(rows: list[dict[str, Any]], as_json: bool, out: TextIO) -> int:
+    if as_json:
+        out.write(json.dumps(rows, indent=1) + "\n")
+        return 0
+    if not rows:
+        out.write("no MCP servers configured\n")
+    width = max((len(r["name"]) for r in rows), default=0)
+    for r in rows:
+        detail = r["error"] or f"{len(r['tools'])} tools: {', '.join(r['tools'])}"
+        out.write(f"{r['name']:<{width}}  {r['scope']:<10} {r['transport'] or '-':<6} {r['state']:<10} {detail}\n")
+    return 0
+
+
+def _tools(hub: Hub, names: naming.NameMap, as_json: bool, out: TextIO) -> int:
+    rows = []
+    for (server, tool), name in sorted(names.items(), key=lambda item: item[1]):
+        listing = next(t for t in hub.clients[server].tools if t["name"] == tool)
+        rows.append({"name": name, "server": server, "tool": tool, "description": listing.get("description") or "",
+                     "annotations": listing.get("annotations") or {}, "input_schema": listing.get("inputSchema") or {}})
+    if as_json:
+        out.write(json.dumps(rows, indent=1) + "\n")
+    else:
+        width = max((len(row["name"]) for row in rows), default=0)
+        for row in rows:
+            out.write(f"{row['name']:<{width}}  {row['description']}\n")
+    return 0
+
+
+async def _call(hub: Hub, names: naming.NameMap, tool: str, arguments: dict[str, Any], as_json: bool, out: TextIO) -> int:
+    try:
+        server, original = names.resolve(tool)
+    except KeyError:
+        known = sorted(names.values())
+        raise UsageError(f"no tool '{tool}' among the connected servers' tools" + (f" ({', '.join(known)})" if known else "")) from None
+    try:
+        result = await hub.clients[server].call_tool(original, arguments)
+    except ToolError as exc:
+        raise HarnessError(str(exc)) from None
+    if as_json:
+        out.write(json.dumps({"is_error": result.is_error, "content": list(result.content), "structured": result.structured}, indent=1) + "\n")
+    else:
+        out.write(result.text() + "\n")
+    return 1 if result.is_error else 0
+
+
+def _quiet_stdout() -> None:
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass

@@ -1,0 +1,104 @@
+"""The user CLI (``python -m harness``) against real config files holding the course's mock servers.
+
+Each test runs the CLI as a user would, in a subprocess, and checks its exit code, its
+output (``--json`` parses, with the promised shapes) and that no process is left.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from leaks import no_process_left  # noqa: F401  (the fixture)
+
+pytestmark = pytest.mark.usefixtures("no_process_left")
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def server(module: str) -> dict:
+    return {"command": sys.executable, "args": ["-m", f"mock_servers.{module}", "--transport", "stdio"]}
+
+
+def cli(*argv: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
+    """The CLI, with this machine's enterprise folder out of the way (a test must not depend on it)."""
+    env = {**os.environ, "PYTHONHASHSEED": "0", "PYTHONUTF8": "1"}
+    managed = [] if "--managed" in argv else ["--managed", str(ROOT / "tests" / "no-managed-folder")]
+    return subprocess.run([sys.executable, "-m", "harness", *managed, *argv], cwd=cwd, env=env, capture_output=True, text=True, timeout=60)
+
+
+@pytest.fixture
+def configs(tmp_path: Path) -> dict[str, Path]:
+    """The same two servers (and one broken entry) as each product would write them."""
+    files = {
+        "claude_desktop_config.json": {"mcpServers": {"docs": server("docs"), "deploy": server("deploy")}},
+        ".mcp.json": {"mcpServers": {"docs": {"type": "stdio", **server("docs")}, "deploy": server("deploy"), "wiki": {"args": []}}},
+        "cline_mcp_settings.json": {"mcpServers": {"docs": {**server("docs"), "autoApprove": ["search"], "timeout": 30},
+                                                   "deploy": {**server("deploy"), "disabled": True}}},
+    }
+    found = {}
+    for name, data in files.items():
+        (tmp_path / name).write_text(json.dumps(data), encoding="utf-8")
+        found[name] = tmp_path / name
+    return found
+
+
+def test_servers_from_each_format(configs):
+    states = {}
+    for name, path in configs.items():
+        done = cli("--config", str(path), "servers", "--json")
+        assert done.returncode == 0, done.stderr
+        rows = json.loads(done.stdout)
+        assert all(set(r) == {"name", "scope", "transport", "state", "error", "tools"} for r in rows), rows
+        states[name] = {r["name"]: r["state"] for r in rows}
+    assert states == {
+        "claude_desktop_config.json": {"deploy": "connected", "docs": "connected"},
+        ".mcp.json": {"deploy": "connected", "docs": "connected", "wiki": "failed"},
+        "cline_mcp_settings.json": {"deploy": "disabled", "docs": "connected"},
+    }
+
+
+def test_tools_lists_the_pool_with_model_facing_names(configs):
+    done = cli("--config", str(configs["claude_desktop_config.json"]), "tools", "--json")
+    assert done.returncode == 0, done.stderr
+    rows = json.loads(done.stdout)
+    assert [r["name"] for r in rows] == ["mcp__deploy__status", "mcp__deploy__trigger", "mcp__docs__get_version", "mcp__docs__search"]
+    search = rows[-1]
+    assert (search["server"], search["tool"], search["annotations"]) == ("docs", "search", {"openWorldHint": False, "readOnlyHint": True})
+    assert search["input_schema"]["required"] == ["query"]
+
+
+def test_call_prints_the_result_and_its_exit_code_says_if_the_tool_refused(configs):
+    config = str(configs["cline_mcp_settings.json"])
+    ok = cli("--config", config, "call", "mcp__docs__search", '{"query": "hooks"}')
+    assert ok.returncode == 0 and ok.stdout.startswith("hooks: Hooks run shell commands"), ok
+    refused = cli("--config", config, "call", "mcp__docs__search", '{"query": ""}', "--json")
+    assert refused.returncode == 1, refused
+    assert json.loads(refused.stdout) == {"is_error": True, "content": [{"type": "text", "text": "'query' must be a non-empty string"}], "structured": None}
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["call", "mcp__docs__search", "{not json"], "error: JSON_ARGS: not valid JSON"),
+    (["call", "mcp__nope__x"], "error: no tool 'mcp__nope__x' among the connected servers' tools"),
+    (["frobnicate"], "error: argument COMMAND: invalid choice"),
+])
+def test_bad_usage_is_one_line_and_exit_2(configs, argv, message):
+    done = cli("--config", str(configs["claude_desktop_config.json"]), *argv)
+    assert done.returncode == 2 and done.stderr.startswith(message) and done.stderr.count("\n") == 1, done
+
+
+def test_a_config_that_is_not_json_is_exit_2_naming_the_file(tmp_path):
+    broken = tmp_path / ".mcp.json"
+    broken.write_text("{", encoding="utf-8")
+    done = cli("--config", str(broken), "servers")
+    assert done.returncode == 2 and f"{broken}: not valid JSON" in done.stderr and "Traceback" not in done.stderr, done
+
+
+def test_without_config_the_scopes_are_read_from_the_working_folder(tmp_path):
+    (tmp_path / ".mcp.json").write_text(json.dumps({"mcpServers": {"docs": server("docs")}}), encoding="utf-8")
+    done = cli("--home", str(tmp_path / "home"), "--managed", str(tmp_path / "managed"), "servers", "--json", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert [(r["name"], r["scope"], r["state"]) for r in json.loads(done.stdout)] == [("docs", "project", "connected")]

@@ -14,9 +14,10 @@ What it measures, each section side by side in the same run:
     pool      one turn's pool for 50 servers x 40 tools (2,000 tools)
     lessons   each lesson's wall time from a cold interpreter; `python -c "import mcp"` is the floor
 
-Method: contenders take turns, in an order that rotates from round to round; each is warmed
-up first (calls: 50 untimed calls on the same connection; connect: one untimed server;
-lessons: one untimed run); a
+Method: contenders take turns, in an order that rotates from round to round (calls: all
+connected at once, taking turns every 50 calls); each is warmed up first (calls: 50
+untimed calls on the same connection; connect: one untimed server; lessons: one untimed
+run); a
 figure is the median of the rounds' medians, with its ratio to the section's baseline.
 The load average is recorded. Absolute figures vary by machine: the ratios are the claim.
 
@@ -35,8 +36,8 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Awaitable, Callable
-from contextlib import AsyncExitStack
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -74,18 +75,12 @@ def median_of_medians(rounds: list[float]) -> float:
 # --- per call -------------------------------------------------------------------------------
 
 
-async def timed_calls(call: Callable[[], Awaitable[object]], n: int, warmup: int = 50) -> float:
-    for _ in range(warmup):
-        await call()
-    times = []
-    for _ in range(n):
-        start = time.perf_counter()
-        await call()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times) * 1000
+Call = Callable[[], Awaitable[object]]
+SLICE = 50  # calls a contender makes before the next one takes its turn
 
 
-async def sdk_session(transport: str, url: str | None, n: int) -> float:
+@asynccontextmanager
+async def sdk_session(transport: str, url: str | None) -> AsyncIterator[Call]:
     from mcp import ClientSession, StdioServerParameters, stdio_client
     from mcp.client.streamable_http import streamable_http_client
 
@@ -98,47 +93,61 @@ async def sdk_session(transport: str, url: str | None, n: int) -> float:
             read, write, *_ = await stack.enter_async_context(streamable_http_client(url))
         session = await stack.enter_async_context(ClientSession(read, write))
         await session.initialize()
-        return await timed_calls(lambda: session.call_tool("search", ARGS), n)
+        yield lambda: session.call_tool("search", ARGS)
 
 
-async def sdk_client(transport: str, url: str | None, n: int) -> float:
+@asynccontextmanager
+async def sdk_client(transport: str, url: str | None) -> AsyncIterator[Call]:
     from mcp import StdioServerParameters
     from mcp.client import Client
 
     server = StdioServerParameters(command=sys.executable, args=list(SERVER_ARGS), cwd=str(ROOT)) if transport == "stdio" else url
     async with Client(server) as client:
-        return await timed_calls(lambda: client.call_tool("search", ARGS), n)
+        yield lambda: client.call_tool("search", ARGS)
 
 
-def harness(tap: bool) -> Callable[[str, str | None, int], Awaitable[float]]:
-    async def run(transport: str, url: str | None, n: int) -> float:
+def harness(tap: bool) -> Callable[[str, str | None], Any]:
+    @asynccontextmanager
+    async def opened(transport: str, url: str | None) -> AsyncIterator[Call]:
         spec = stdio_spec() if transport == "stdio" else ServerSpec("docs", "http", url=url)
         with open(os.devnull, "w") as sink:
-            wire = WireTap(Transcript(), show=False, file=sink) if tap else None
-            conn = await connect(spec, tap=wire)
+            conn = await connect(spec, tap=WireTap(Transcript(), show=False, file=sink) if tap else None)
             try:
-                return await timed_calls(lambda: conn.call_tool("search", ARGS), n)
+                yield lambda: conn.call_tool("search", ARGS)
             finally:
                 await conn.aclose()
 
-    return run
+    return opened
 
 
 async def bench_calls(rounds: int, calls: int) -> list[dict[str, Any]]:
+    """All contenders connected at once; they take turns in slices of SLICE calls, so a machine
+    whose speed drifts during the run (a shared host does) slows every contender alike."""
     contenders = {"sdk ClientSession": sdk_session, "sdk Client (2026-07-28 era)": sdk_client,
                   "harness": harness(tap=False), "harness + tap": harness(tap=True)}
     rows = []
     for transport in ("stdio", "http"):
-        results: dict[str, list[float]] = {name: [] for name in contenders}
         async with AsyncExitStack() as stack:
             url = await stack.enter_async_context(serve_http("docs", "http")) if transport == "http" else None
+            call = {name: await stack.enter_async_context(open_(transport, url)) for name, open_ in contenders.items()}
+            for name in contenders:  # warm-up
+                for _ in range(SLICE):
+                    await call[name]()
+            per_round: dict[str, list[float]] = {name: [] for name in contenders}
             for r in range(rounds):
-                for name in rotated(list(contenders), r):
-                    results[name].append(await contenders[name](transport, url, calls))
-        base = median_of_medians(results["sdk ClientSession"])
-        for name, values in results.items():
+                times: dict[str, list[float]] = {name: [] for name in contenders}
+                for turn in range(max(1, calls // SLICE)):
+                    for name in rotated(list(contenders), r + turn):
+                        for _ in range(SLICE):
+                            start = time.perf_counter()
+                            await call[name]()
+                            times[name].append(time.perf_counter() - start)
+                for name in contenders:
+                    per_round[name].append(statistics.median(times[name]) * 1000)
+        base = median_of_medians(per_round["sdk ClientSession"])
+        for name, values in per_round.items():
             ms = median_of_medians(values)
-            rows.append({"section": "call", "case": f"{transport}, {calls} calls", "contender": name,
+            rows.append({"section": "call", "case": f"{transport}, {calls} calls a round", "contender": name,
                          "value": round(ms, 3), "unit": "ms/call", "ratio": round(ms / base, 2)})
     return rows
 

@@ -43,6 +43,7 @@ from harness.redact import Redactor, alternation, clean, probe
 
 _GROUP: ContextVar[str | None] = ContextVar("transcript_group", default=None)
 _HOSTS = ("127.0.0.1", "localhost", "[::1]")
+_JSON = json.JSONEncoder(sort_keys=True, ensure_ascii=False, default=str)  # made once: json.dumps(**options) builds one per call
 _PORT = re.compile(r"\b(127\.0\.0\.1|localhost|\[::1\]):\d+")
 
 
@@ -102,11 +103,11 @@ class Transcript:
         in it could change (the usual case), it is returned as it is, without visiting
         each string, and the same JSON is the line.
         """
-        text = json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
+        text = _JSON.encode(value)
         if not ("\\r" in text or self.redact.seen_in(text) or (self.normalize is not None and self.normalize.seen_in(text))):
             return value, text
         value = clean(value, self._text)
-        return value, json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
+        return value, _JSON.encode(value)
 
     def show(self, event: dict[str, Any]) -> None:
         """Print an already clean event from inside a callback (never raises on output)."""

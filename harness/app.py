@@ -38,6 +38,7 @@ from typing import Any, NoReturn, TextIO
 from harness import config, naming, signals
 from harness.errors import ConfigError, HarnessError, ToolError, UsageError
 from harness.hub import Change, Hub
+from harness.spec import State
 
 
 class _Parser(argparse.ArgumentParser):
@@ -112,7 +113,7 @@ async def _run(args: argparse.Namespace, servers: list[config.ServerConfig], arg
 
 def _progress(err: TextIO) -> Any:
     def show(change: Change) -> None:
-        if change.old is not None and change.new is not change.old:
+        if change.old is State.PENDING and change.new is not State.PENDING:  # how each connect ended, as it ends
             err.write(f"{change.server}: {change.new.value}\n")
             err.flush()
 

@@ -301,6 +301,7 @@ class Authorizer:
         self.client_metadata_url = client_metadata_url  # an https URL: CIMD instead of registration, where supported
         self.callback = Callback(callback_timeout)
         self.interactive = False
+        self._state: str | None = None  # the state of the sign-in under way, to check the redirect against
         self.needs_authorization = False
         self.failure: str | None = None  # why the last browser flow failed, in words for the model
         self._counts: dict[str, int] = {}
@@ -357,6 +358,7 @@ class Authorizer:
 
     async def _redirect(self, url: str) -> None:
         params = dict(parse_qsl(urlsplit(url).query))
+        self._state = params.get("state")
         self.redact(params.get("state"), "state")
         self.redact(params.get("code_challenge"), "code_challenge")
         self.say(f"authorize in the browser: {unquote(url)}")  # decoded, so a deterministic run's normalizer sees the ports
@@ -367,6 +369,11 @@ class Authorizer:
         self.redact(answer.get("code"), "code")
         if "code" not in answer:
             self.failure = f"the authorization server refused: {answer.get('error', 'no code')} {answer.get('error_description', '')}".strip()
+            raise ToolError(f"server '{self.name}': {self.failure}")
+        if answer.get("state") != self._state:
+            # Checked here, before the SDK, whose error quotes both values: a state is
+            # never shown, and a redirect that is not the answer to this sign-in says no more.
+            self.failure = "state mismatch"
             raise ToolError(f"server '{self.name}': {self.failure}")
         self.say("callback received the code (state and issuer checked next)")
         return AuthorizationCodeResult(code=answer["code"], state=answer.get("state"), iss=answer.get("iss"))

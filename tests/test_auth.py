@@ -344,3 +344,30 @@ def test_a_real_run_prints_real_ports_and_no_secret_anywhere(tmp_path):
         leaked = [s[:6] + "..." for s in secrets if s in text]
         assert not leaked, f"secrets in {where}: {leaked}"
         assert not re.search(r"Bearer [A-Za-z0-9._~+/-]{8,}", text), f"a bearer credential in {where}"
+
+
+def test_a_redirect_with_another_state_says_state_mismatch_and_never_shows_a_state(tmp_path, capfd):
+    forged = "forged-state-0123456789"
+
+    async def forging_browser(url: str) -> None:
+        from urllib.parse import parse_qs, urlsplit
+
+        from harness.auth import _get, deliver
+
+        _, headers = await _get(url)  # the real authorization, then a redirect carrying someone else's state
+        code = parse_qs(urlsplit(headers["location"]).query)["code"][0]
+        await deliver(f"{parse_qs(urlsplit(url).query)['redirect_uri'][0]}?code={code}&state={forged}")
+
+    async def test(s: Scene):
+        async with Connections(s.transcript) as conns, s.authorizer(browser=forging_browser) as authz:
+            hub = Hub(s.transcript)
+            await connect_docs(s, conns, authz, hub)
+            with pytest.raises(ToolError) as info:
+                await hub.clients["docs"].call_tool("authenticate", {})
+            assert str(info.value) == "server 'docs': authorization failed: state mismatch", info.value
+            assert isinstance(hub.clients["docs"], NeedsAuth)
+        captured = capfd.readouterr()
+        for where, text in (("transcript", s.out.getvalue()), ("stdout", captured.out), ("stderr", captured.err)):
+            assert forged not in text, f"the forged state reached {where}"
+
+    scene(test, tmp_path)

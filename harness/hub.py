@@ -112,6 +112,7 @@ class Hub:
         self.clients: Mapping[str, Client] = _Live(self._entries)
         self._tickets = self._joined = 0  # connects asked, connects joined: joins go in the order asked
         self._turn: Any = None  # an anyio.Event, set each time a connect joins (made by the first connect)
+        self._connecting: dict[str, Any] = {}  # name -> an anyio.Event set when its connect under way ends
 
     async def __aenter__(self) -> Hub:
         return self
@@ -146,6 +147,10 @@ class Hub:
         entry = self._entries[name]
         if entry.state in LIVE or entry.state in OFF or isinstance(entry.error, ConfigError):
             return entry  # live already, or never to be started (off, or a broken config entry)
+        if name in self._connecting:  # asked twice at once: one connection, and both get its outcome
+            await self._connecting[name].wait()
+            return self._entries[name]
+        self._connecting[name] = anyio.Event()
         ticket, self._tickets = self._tickets, self._tickets + 1
         if self._turn is None:
             self._turn = anyio.Event()
@@ -161,6 +166,7 @@ class Hub:
             self._joined += 1
             self._turn.set()
             self._turn = anyio.Event()
+            self._connecting.pop(name).set()
 
     async def connect_all(self, names: Iterable[str] | None = None, *, limit: int = DEFAULT_LIMIT) -> list[Entry]:
         """Connect several servers (default: every pending one), at most ``limit`` opening at once.

@@ -382,3 +382,28 @@ def test_connect_mcp_calls_in_one_turn_run_at_once_but_read_and_join_in_call_ord
     expected = ['  -> connect_mcp {"name": "acme.wiki"}', "  <- Connected to 'acme.wiki'.", '  -> connect_mcp {"name": "acme wiki"}',
                 "warning: server 'acme wiki' not connected", "  <! 'acme wiki' not connected"]
     assert len(lines) == len(expected) and all(line.startswith(e) for line, e in zip(lines, expected)), text
+
+
+def test_the_same_server_asked_for_twice_at_once_is_connected_once():
+    made = []
+
+    async def slow():
+        made.append(FakeClient("docs", "search"))
+        await anyio.sleep(0.1)
+        return made[-1]
+
+    async def main():
+        async with Hub() as hub:
+            hub.add("docs", slow)
+            results = []
+            async with anyio.create_task_group() as tg:
+                for _ in range(2):
+                    tg.start_soon(lambda: _append(results, hub.connect("docs")))
+            assert len(made) == 1, "a second connection would be left running, unowned"
+            assert [e.state for e in results] == [State.CONNECTED, State.CONNECTED]
+
+    run(main)
+
+
+async def _append(results, awaitable):
+    results.append(await awaitable)

@@ -275,6 +275,15 @@ class Hub:
             self._transcript.warning(text)
 
 
+def unavailable(error: ServerError) -> Connector:
+    """A connector for a server known to be down: connecting it fails with ``error``."""
+
+    async def connect() -> Client:
+        raise error
+
+    return connect
+
+
 async def _close(client: Client) -> None:
     close = getattr(client, "aclose", None)
     if close is not None:

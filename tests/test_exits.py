@@ -384,3 +384,14 @@ def test_sigterm_during_an_oauth_run_exits_143():
             result = running.finish(STOP_TIMEOUT, after=" of SIGTERM")
     assert result.code == 143, f"expected exit code 143 (terminated), not death by the signal\n{result}"
     assert_no_traceback(result)
+
+
+@pytest.mark.parametrize("lesson", ["s24", "s25"])
+def test_a_network_server_that_cannot_start_costs_only_itself(lesson):
+    """As s23 does for stdio: deploy's HTTP server exits at start; docs still serves the run."""
+    result = run(lesson, "--fault", "deploy:--exit-at-start=4", "--scenario", str(ROOT / "lessons/s23/faults.yaml"))
+    assert result.code == 0, f"expected the run to go on with docs (exit 0)\n{result}"
+    assert "deploy server did not start: server 'deploy': exited with code 4" in result.stdout, result
+    assert "<! server 'deploy': exited with code 4" in result.stdout, f"expected connect_mcp to say why deploy is down\n{result}"
+    assert "<- deploy: The deploy service promotes" in result.stdout, f"expected docs to answer\n{result}"
+    assert_no_traceback(result)

@@ -28,7 +28,8 @@ from contextlib import AsyncExitStack
 from harness import lesson, naming, pool, wire
 from harness.connect import connect_tool
 from harness.connection import Connections
-from harness.hub import Hub
+from harness.errors import ServerError
+from harness.hub import Hub, unavailable
 from harness.spec import ServerSpec, Timeouts
 from mock_servers.launch import fault_flags, fault_option, serve_http
 
@@ -45,12 +46,19 @@ async def session(run: lesson.Run) -> None:
             urls = {}
             for name in SERVERS:
                 flags = FLAGS.get(name, []) + fault_flags(name, run.args.fault)
-                urls[name] = await stack.enter_async_context(serve_http(name, TRANSPORT, *flags))
-                run.transcript.note(f"{name} server is listening at {urls[name]}")
+                try:
+                    urls[name] = await stack.enter_async_context(serve_http(name, TRANSPORT, *flags))
+                    run.transcript.note(f"{name} server is listening at {urls[name]}")
+                except ServerError as exc:  # that server is down; the others are not
+                    urls[name] = exc
+                    run.transcript.note(f"{name} server did not start: {exc}")
             conns = await stack.enter_async_context(Connections(run.transcript, timeouts=Timeouts(call=run.args.call_timeout)))
             hub = await stack.enter_async_context(Hub(run.transcript, accept=accept))
-            for name in SERVERS:
-                spec = ServerSpec(name, TRANSPORT, url=urls[name])
+            for name, url in urls.items():
+                if isinstance(url, ServerError):
+                    hub.add(name, unavailable(url))  # connect_mcp will say why
+                    continue
+                spec = ServerSpec(name, TRANSPORT, url=url)
                 hub.add(name, conns.connector(spec, tap=tap), spec)
             builtins = run.workspace.tools() + [connect_tool(hub)]
             await run.agent(pool.rebuilt(BASE, builtins, hub.clients, report=run.transcript.note))

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from pathlib import Path
 from typing import Any, NoReturn, TextIO
@@ -82,8 +81,7 @@ def main(argv: list[str] | None = None, out: TextIO | None = None, err: TextIO |
         print(f"error: {stop}", file=err)
         return stop.code
     except BrokenPipeError:
-        _quiet_stdout()
-        return 0
+        return signals.reader_left()
 
 
 def _arguments(args: argparse.Namespace) -> dict[str, Any]:
@@ -163,10 +161,3 @@ async def _call(hub: Hub, names: naming.NameMap, tool: str, arguments: dict[str,
     else:
         out.write(result.text() + "\n")
     return 1 if result.is_error else 0
-
-
-def _quiet_stdout() -> None:
-    try:
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-    except (OSError, ValueError, AttributeError):
-        pass

@@ -27,7 +27,6 @@ Introduced by s19.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import tempfile
 from collections.abc import Awaitable, Callable, Iterator
@@ -83,7 +82,7 @@ def run_lesson(lesson_file: str, doc: str | None, argv: list[str] | None, out: T
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except BrokenPipeError:
-        return _reader_left()
+        return signals.reader_left()
     except HarnessError as exc:
         return _last_word(transcript, str(exc), 1)
     except signals.Stopped as stop:
@@ -97,18 +96,8 @@ def _last_word(transcript: Transcript, text: str, code: int) -> int:
     try:
         transcript.error(text)
     except BrokenPipeError:
-        return _reader_left()
+        return signals.reader_left()
     return code
-
-
-def _reader_left() -> int:
-    """``code.py | head``: the reader left. Point stdout at /dev/null so the exit flush is quiet."""
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, ValueError, AttributeError):
-        pass  # stdout is not a real file (a test's StringIO): nothing to silence
-    return 0
 
 
 class _Parser(argparse.ArgumentParser):

@@ -19,7 +19,9 @@ cleanup (the shutdown graces bound it), Windows consoles.
 from __future__ import annotations
 
 import asyncio
+import os
 import signal
+import sys
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
@@ -67,6 +69,15 @@ async def _guarded(main: Callable[[], Awaitable[T]]) -> T:
     if caught:
         raise Stopped(*SIGNALS[caught[0]])
     return result
+
+
+def reader_left() -> int:
+    """``... | head``: the reader left. Point stdout at /dev/null so the exit flush is quiet; exit 0."""
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass  # stdout is not a real file (a test's StringIO): nothing to silence
+    return 0
 
 
 def first_error(group: BaseExceptionGroup) -> BaseException:

@@ -122,11 +122,12 @@ def rebuilt(base: str, builtins: Sequence[Tool], clients: Mapping[str, Client], 
     converted = Converted()
 
     def turn() -> Turn:
-        tools = _ordered(builtins, converted.tools(clients)).tools
+        live = dict(clients)  # read once: the hub's view is computed on every access
+        tools = _ordered(builtins, converted.tools(live)).tools
         if report is not None and [t.name for t in tools] != shown:
             shown[:] = [t.name for t in tools]
             report("the model sees:\n" + describe(tools))
-        return Turn(system_prompt(base, clients), tools)
+        return Turn(system_prompt(base, live), tools)
 
     return turn
 

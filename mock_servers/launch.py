@@ -24,7 +24,7 @@ import subprocess
 import sys
 from collections import deque
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager, redirect_stderr
+from contextlib import AsyncExitStack, asynccontextmanager, redirect_stderr
 from pathlib import Path
 from typing import Any
 
@@ -150,6 +150,17 @@ async def serve_http(name: str, transport: str, *flags: str, ready_timeout: floa
         raise body_error
     if error is not None:
         raise error  # raised outside the task group so callers get it bare, not in an ExceptionGroup
+
+
+async def serve_all(stack: AsyncExitStack, transport: str, flags: dict[str, list[str]]) -> dict[str, str | ServerError]:
+    """Start each named server on ``stack``; a server that does not start is its ``ServerError``, not the end of the run."""
+    started: dict[str, str | ServerError] = {}
+    for name, extra in flags.items():
+        try:
+            started[name] = await stack.enter_async_context(serve_http(name, transport, *extra))
+        except ServerError as exc:  # that server is down; the others are not
+            started[name] = exc
+    return started
 
 
 async def _stop(process: Process) -> None:

@@ -7,7 +7,7 @@ frame there, and every answer comes back on the event stream. The JSON-RPC frame
 exactly the stdio ones: only `ServerSpec(name, "sse", url=...)` changed. This is the
 2024-11-05 transport; new servers use Streamable HTTP (s25), but many still speak SSE.
 
-The servers are started by `mock_servers.launch.serve_http`, which waits for their
+The servers are started by `mock_servers.launch.serve_all` (serve_http each), which waits for their
 `READY <url>` line and stops them at the end. Ports are picked by the OS (printed as
 <port> with --deterministic, as pinned); the SSE session id is a secret, redacted always.
 
@@ -29,7 +29,7 @@ from harness.connection import Connections
 from harness.errors import ServerError
 from harness.hub import Hub, unavailable
 from harness.spec import ServerSpec, Timeouts
-from mock_servers.launch import fault_flags, fault_option, serve_http
+from mock_servers.launch import fault_flags, fault_option, serve_all
 
 BASE = "You are a coding agent. Use the tools to answer; connect MCP servers when you need them; be brief."
 SERVERS = ("docs", "deploy")
@@ -40,15 +40,9 @@ async def session(run: lesson.Run) -> None:
     accept = naming.checker(run.transcript.warning, run.transcript.note)
     with wire.recording(run.transcript, run.args) as tap:
         async with AsyncExitStack() as stack:  # closed in reverse: the hub's servers first, then the server processes
-            urls = {}
-            for name in SERVERS:
-                flags = fault_flags(name, run.args.fault)
-                try:
-                    urls[name] = await stack.enter_async_context(serve_http(name, TRANSPORT, *flags))
-                    run.transcript.note(f"{name} server is listening at {urls[name]}")
-                except ServerError as exc:  # that server is down; the others are not
-                    urls[name] = exc
-                    run.transcript.note(f"{name} server did not start: {exc}")
+            urls = await serve_all(stack, TRANSPORT, {name: fault_flags(name, run.args.fault) for name in SERVERS})
+            for name, url in urls.items():
+                run.transcript.note(f"{name} server did not start: {url}" if isinstance(url, ServerError) else f"{name} server is listening at {url}")
             conns = await stack.enter_async_context(Connections(run.transcript, timeouts=Timeouts(call=run.args.call_timeout)))
             hub = await stack.enter_async_context(Hub(run.transcript, accept=accept))
             for name, url in urls.items():

@@ -103,6 +103,7 @@ class Timeouts:
     connect: float = 30.0  # spawn or reach the server, and its answer to initialize (Claude Code: 30 s)
     list: float = 30.0  # each tools/list page
     call: float = 60.0  # each tools/call (Cline's default; Claude Code waits ~28 h)
+    auth: float = 300.0  # a sign-in: the user's browser step (Claude Code's callback waits 5 min)
     # stdio: after stdin closes, before SIGTERM. The SDK waits 2 s. A lone Python server
     # exits on end of input in about 0.1 s, but 20 closing at once queue for the CPU to tear
     # their interpreters down, and 2 s made closing 20 take 2 s. After this grace SIGTERM

@@ -9,7 +9,9 @@ The seams a later lesson plugs into, each handed in, none edited:
 
     transport   the registry in harness.transports                       s23-s25, s34
     handshake   ``classic_handshake`` (initialize, then tools/list)      s34 adds discovery
-    reconnect   a ``Reconnect`` policy: after a failure, wait or give up  s28 adds backoff
+    reconnect   a ``Reconnect`` policy: after a failure, wait or give up  s28: ``lifecycle.Backoff``
+    respec      the spec to use for each new session (variables again)   s28: ``config.connector``
+    sleep       how a reconnect waits (tests hand in a clock)            s28
     observe     a callback told of every state change (the hub's)        the hub spine
 
 States are ``harness.spec.State``: pending -> connected -> closed, or failed (kept, with
@@ -30,9 +32,16 @@ our session id, the connection closes that session, re-initializes, and retries 
 once. The request that got 404 was never run by the server, so retrying it cannot run a
 tool twice. A failed re-initialize leaves the connection ``failed``, never ``connected``.
 
-Introduced by s23 (stdio), extended by s24 (sse) and s25 (http sessions). Not handled
-here: reconnect policies other than "never" (s28), auth flows (s26 passes ``auth=``),
-resources, prompts and notifications (s30), rendering non-text results (s32).
+Lifecycle (s28). After a session is lost, the reconnect policy says how long to wait
+before the next attempt, or to give up; a stdio server is spawned again. While waiting the
+connection is ``pending``; after giving up it is ``failed``. Either way a call (reconnect
+on next use) or ``reconnect()`` (by hand) tries again at once. The call timeout starts
+again at every progress notification the server sends for that call, and every timeout
+error names the timeout and the setting that changes it.
+
+Introduced by s23 (stdio), extended by s24 (sse), s25 (http sessions) and s28 (lifecycle).
+Not handled here: auth flows (s26 passes ``auth=``), resources, prompts and notifications
+(s30), rendering non-text results (s32).
 """
 
 from __future__ import annotations
@@ -40,7 +49,7 @@ from __future__ import annotations
 import tempfile
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import Any, NoReturn
 
 import anyio
 import anyio.abc
@@ -49,7 +58,7 @@ from mcp import ClientSession
 from mcp.shared.exceptions import MCPError
 
 from harness import transports
-from harness.errors import ServerError, ToolError
+from harness.errors import ConfigError, ServerError, ToolError
 from harness.results import ToolResult
 from harness.spec import ServerSpec, State, Timeouts
 from harness.transcript import Transcript
@@ -61,6 +70,7 @@ STDERR_TAIL_LINES = 5
 
 Handshake = Callable[[ClientSession, Timeouts], Awaitable[None]]
 Reconnect = Callable[[int, ServerError], "float | None"]  # (failures so far, the last error) -> seconds to wait, or None: give up
+Sleep = Callable[[float], Awaitable[None]]
 Observer = Callable[[State, str], None]
 
 
@@ -71,7 +81,7 @@ async def classic_handshake(session: ClientSession, timeouts: Timeouts) -> None:
 
 
 def never(failures: int, error: ServerError) -> float | None:
-    """The default reconnect policy: a failed connection stays failed (s28 adds backoff)."""
+    """The default reconnect policy: a failed connection stays failed, even when called (s28 adds backoff)."""
     return None
 
 
@@ -85,7 +95,8 @@ class MCPConnection:
     def __init__(self, spec: ServerSpec, *, tap: WireTap | None, auth: Any, timeouts: Timeouts,
                  transcript: Transcript | None, session_options: Mapping[str, Any],
                  handshake: Handshake = classic_handshake, reconnect: Reconnect = never,
-                 transport: transports.Transport | None = None) -> None:
+                 transport: transports.Transport | None = None, respec: Callable[[], ServerSpec] | None = None,
+                 sleep: Sleep = anyio.sleep) -> None:
         self.name = spec.name
         self.spec = spec
         self.tools: list[dict[str, Any]] = []
@@ -94,7 +105,7 @@ class MCPConnection:
         self._reason = ""  # the same, in a few words, for later calls
         self.timeouts = timeouts
         self._tap, self._auth, self._transcript, self._options = tap, auth, transcript, dict(session_options)
-        self._handshake_with, self._reconnect = handshake, reconnect
+        self._handshake_with, self._reconnect, self._respec, self._sleep = handshake, reconnect, respec, sleep
         self._transport = transport or transports.lookup(spec)  # an unknown transport fails here, before any task
         self._observer: Observer | None = None
         self._session: ClientSession | None = None
@@ -104,10 +115,11 @@ class MCPConnection:
         self._final_tail: list[str] = []
         self._phase = "connect"
         self._closing = False
-        self._wake = anyio.Event()  # set: leave the current session (to close, or to re-initialize)
-        self._changed = anyio.Event()  # set by the owner when a re-initialize has succeeded or failed
+        self._wake = anyio.Event()  # set: leave the current session, or stop waiting (to close, or to reconnect now)
+        self._changed = anyio.Event()  # set by the owner after each attempt at a session, whatever its outcome
         self._done = anyio.Event()
         self._lock = anyio.Lock()
+        self._asked = False  # reconnect() wants a new session (set with _wake, cleared when an attempt starts)
         self._private: Connections | None = None  # set by connect(): it owns its own supervisor
 
     # -- the Client protocol and friends --
@@ -117,7 +129,13 @@ class MCPConnection:
         self._observer = observer
 
     async def call_tool(self, tool: str, arguments: dict[str, Any]) -> ToolResult:
-        """``tools/call``: the result as data, or ``ToolError`` naming the server and tool."""
+        """``tools/call``: the result as data, or ``ToolError`` naming the server and tool.
+
+        A connection that lost its session tries once more first (reconnect on next use),
+        unless its policy is ``never``.
+        """
+        if self.state in (State.PENDING, State.FAILED) and self._generation > 0 and self._reconnect is not never:
+            await self.reconnect()
         session, generation = self._live(tool)
         try:
             return await self._call(session, tool, arguments)
@@ -129,6 +147,22 @@ class MCPConnection:
                 return await self._call(session, tool, arguments)
             except _Expired:
                 raise ToolError(f"server '{self.name}': tool '{tool}': the new session expired too; not retrying again") from None
+
+    async def reconnect(self) -> bool:
+        """Open a fresh session now: skips a reconnect wait, revives a connection that gave up,
+        or replaces a working session (a stdio server is spawned again). Returns whether the
+        connection is connected afterwards; False at once if it is closed or never connected.
+        """
+        if self._done.is_set() or self._closing or self._generation == 0:
+            return False
+        async with self._lock:
+            self._changed = anyio.Event()
+            self._asked = True
+            if self.state is State.CONNECTED:
+                self._set(State.PENDING, "reconnecting: asked to")
+            self._wake.set()
+            await self._changed.wait()
+        return self.state is State.CONNECTED
 
     async def list_tools(self) -> list[dict[str, Any]]:
         """``tools/list``, every page, under the ``list`` timeout; refreshes ``tools``."""
@@ -161,25 +195,35 @@ class MCPConnection:
 
     async def _call(self, session: ClientSession, tool: str, arguments: dict[str, Any]) -> ToolResult:
         where = f"server '{self.name}': tool '{tool}'"
-        try:
-            with anyio.fail_after(self.timeouts.call):
-                result = await session.call_tool(tool, arguments)
-        except TimeoutError:
-            raise ToolError(f"{where}: no answer within {self.timeouts.call:g} s (call timeout)") from None
-        except MCPError as exc:
-            if self._expired():
-                raise _Expired from None
-            if exc.code == types.CONNECTION_CLOSED:
-                self._fail(f"connection lost{await self._exit_note()}")
-                self._wake.set()  # the owner task leaves the dead session (and asks the reconnect policy)
-                raise ToolError(f"{where}: {self._reason}{self._details()}") from None
-            raise ToolError(f"{where}: protocol error {exc.code}: {exc.message}") from None
+        limit = self.timeouts.call
+        with anyio.CancelScope(deadline=anyio.current_time() + limit) as scope:
+
+            async def progressed(progress: float, total: float | None, message: str | None) -> None:
+                scope.deadline = anyio.current_time() + limit  # the server is working: the call timeout starts again
+                done = f"{progress:g}/{total:g}" if total else f"{progress:g}"
+                self._say("note", f"{self.name}: {tool}: progress {done}" + (f": {message}" if message else ""))
+
+            try:
+                result = await session.call_tool(tool, arguments, progress_callback=progressed)
+            except MCPError as exc:
+                await self._call_failed(exc, where)
+        if scope.cancelled_caught:
+            raise ToolError(f"{where}: no answer within {limit:g} s ({self.timeouts.explain('call')})")
         return ToolResult(
             content=tuple(block.model_dump(by_alias=True, mode="json", exclude_none=True) for block in result.content),
             structured=result.structured_content,
             is_error=bool(result.is_error),
             origin=where,
         )
+
+    async def _call_failed(self, exc: MCPError, where: str) -> NoReturn:
+        if self._expired():
+            raise _Expired from None
+        if exc.code == types.CONNECTION_CLOSED:
+            self._fail(f"connection lost{await self._exit_note()}")
+            self._wake.set()  # the owner task leaves the dead session (and asks the reconnect policy)
+            raise ToolError(f"{where}: {self._reason}{self._details()}") from None
+        raise ToolError(f"{where}: protocol error {exc.code}: {exc.message}") from None
 
     async def _list(self, session: ClientSession) -> list[dict[str, Any]]:
         tools, cursor = [], None
@@ -222,11 +266,15 @@ class MCPConnection:
         started, failures = False, 0
         while not self._closing:
             self._wake = anyio.Event()
+            self._asked = False  # this attempt answers whoever asked for one
             try:
+                if started and self._respec is not None:
+                    self.spec = self._respec()  # a new session: variables are expanded again (a missing one fails it)
                 async with self._open() as session:
                     await self._handshake(session)
                     self._session = session
                     self._generation += 1
+                    failures = 0
                     self._set(State.CONNECTED, "session established")
                     if not started:
                         started = True
@@ -236,20 +284,45 @@ class MCPConnection:
                     self._session = None
             except Exception as exc:  # anything while opening: one ServerError that names the server
                 self._session = None
-                if isinstance(exc, ServerError):  # spawn failed: the message is complete
-                    self.error, self._reason = exc, str(exc)
+                if isinstance(exc, (ServerError, ConfigError)):  # spawn failed, or a variable is missing: complete
+                    self._reason = str(exc)
+                    self.error = exc if isinstance(exc, ServerError) else ServerError(str(exc))
                     self._set(State.FAILED, str(exc))
                 else:
                     self._fail(await self._explain(exc))
                 if not started:
                     raise self.error from None  # Connections.open raises it to the caller
             if self.state is State.FAILED and not self._closing:
+                self._changed.set()  # a reconnect() waiting on this attempt learns it failed
                 failures += 1
                 delay = self._reconnect(failures, self.error or ServerError(self._reason))
                 if delay is None:
-                    self._changed.set()
-                    return  # a failed connection stays failed
-                await anyio.sleep(delay)
+                    if failures > 1:
+                        self._say("note", f"{self.name}: gave up after {failures} failed attempts; the next call, or a reconnect, tries again")
+                    if self._rest():
+                        await self._wake.wait()  # only a call or reconnect() (or closing) brings it back
+                    failures = 0
+                else:
+                    self._set(State.PENDING, f"retry {failures} in {delay:g} s")
+                    if self._rest():
+                        await self._nap(delay)
+
+    def _rest(self) -> bool:
+        """A fresh wake event before waiting; False if an attempt was asked for meanwhile (or closing)."""
+        self._wake = anyio.Event()
+        return not (self._asked or self._closing)
+
+    async def _nap(self, seconds: float) -> None:
+        """The reconnect wait, cut short by a call, ``reconnect()`` or closing."""
+        async with anyio.create_task_group() as tg:
+
+            async def woken() -> None:
+                await self._wake.wait()
+                tg.cancel_scope.cancel()
+
+            tg.start_soon(woken)
+            await self._sleep(seconds)
+            tg.cancel_scope.cancel()
 
     @asynccontextmanager
     async def _open(self) -> AsyncIterator[ClientSession]:
@@ -283,8 +356,8 @@ class MCPConnection:
         while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
             exc = exc.exceptions[0]
         if isinstance(exc, TimeoutError):
-            name, limit = ("list", self.timeouts.list) if self._phase == "tools/list" else ("connect", self.timeouts.connect)
-            return f"no answer to {self._phase} within {limit:g} s ({name} timeout)"
+            name = "list" if self._phase == "tools/list" else "connect"
+            return f"no answer to {self._phase} within {getattr(self.timeouts, name):g} s ({self.timeouts.explain(name)})"
         if isinstance(exc, MCPError) and exc.code == types.CONNECTION_CLOSED:
             code = await self._exit_code()
             return f"exited with code {code} during {self._phase}" if code is not None else f"connection closed during {self._phase}"

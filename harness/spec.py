@@ -112,4 +112,15 @@ class Timeouts:
     # action) and needs longer than this grace would lose its flush: raise it for that one.
     exit_grace: float = 0.25
     kill_grace: float = 2.0  # stdio: after SIGTERM, before SIGKILL
+    # Where each timeout can be changed, as an error should say it ("call": '"timeout" in
+    # cline_mcp_settings.json'). Filled by whoever set the values (config, CLI); not compared.
+    settings: Mapping[str, str] = field(default_factory=FrozenMap, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "settings", FrozenMap(self.settings))
+
+    def explain(self, name: str) -> str:
+        """``call timeout``, and where to change it when that is known: what an error says after the limit."""
+        where = self.settings.get(name)
+        return f"{name} timeout; change it with {where}" if where else f"{name} timeout"
 

@@ -318,8 +318,9 @@ def test_a_reconnect_policy_brings_a_crashed_server_back_and_the_hub_sees_it():
                     await anyio.sleep(0.02)
             assert "dep-" in (await deploy.call_tool("trigger", {"service": "web"})).text()
         assert asked == [(1, True)]
-        assert [e for e in states(transcript) if e[0] == "deploy"][1:4] == [
-            ("deploy", "pending", "connected"), ("deploy", "connected", "failed"), ("deploy", "failed", "connected")]
+        assert [e for e in states(transcript) if e[0] == "deploy"][1:5] == [
+            ("deploy", "pending", "connected"), ("deploy", "connected", "failed"), ("deploy", "failed", "pending"),
+            ("deploy", "pending", "connected")]
 
     run(main)
 

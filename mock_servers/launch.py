@@ -3,10 +3,15 @@
     async with serve_http("docs", "http", "--forget-sessions-after", "2") as url:
         ...   # url is e.g. http://127.0.0.1:41234/mcp
 
-Used by the lessons that connect over a network transport (s24, s25) and by the tests.
-The child is ``python -m mock_servers.serve NAME --transport T [flags]``; its ``READY <url>``
-line on stdout says it is listening. Its stderr is drained the whole time (a noisy server
-must never block on a full pipe) and the last lines are kept for error messages.
+Used by the lessons that connect over a network transport (s24, s25, s26) and by the
+tests. The child is ``python -m mock_servers.lifeline mock_servers.serve NAME --transport T
+[flags]``; its ``READY <url>`` line on stdout says it is listening. Its stderr is drained
+the whole time (a noisy server must never block on a full pipe) and the last lines are
+kept for error messages.
+
+The child dies with us, however we end (``kill -9`` included): its stdin is a pipe we
+hold open and never write to, and ``mock_servers.lifeline`` exits the server when that
+pipe ends; on Linux the kernel's parent-death signal kills it at once as well.
 
 Stopping is bounded and always reaps: SIGTERM, wait up to ``STOP_GRACE`` seconds, then
 SIGKILL and wait. A server that exits before READY, or is not ready by the deadline, raises
@@ -73,8 +78,10 @@ def fault_flags(name: str, faults: list[str]) -> list[str]:
 
 def command(name: str, transport: str, *flags: str, module: str | None = None) -> list[str]:
     if module is not None:  # a server with its own entry point (s26: mock_servers.protected), same READY contract
-        return [sys.executable, "-m", module, *flags]
-    return [sys.executable, "-m", "mock_servers.serve", name, "--transport", transport, *flags]
+        target = [module, *flags]
+    else:
+        target = ["mock_servers.serve", name, "--transport", transport, *flags]
+    return [sys.executable, "-m", "mock_servers.lifeline", *target]
 
 
 @asynccontextmanager
@@ -83,7 +90,8 @@ async def serve_http(name: str, transport: str, *flags: str, ready_timeout: floa
     if transport not in ("sse", "http"):
         raise ValueError(f"serve_http: transport must be 'sse' or 'http', not {transport!r}")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(_ROOT), os.environ.get("PYTHONPATH")]))}
-    process = await anyio.open_process(command(name, transport, *flags, module=module), stdin=subprocess.DEVNULL, env=env)
+    # stdin=PIPE is the lifeline: we keep its write end open, unwritten, until the process is gone.
+    process = await anyio.open_process(command(name, transport, *flags, module=module), stdin=subprocess.PIPE, env=env)
     tail: deque[str] = deque(maxlen=STDERR_TAIL)
     ready, stderr_done = anyio.Event(), anyio.Event()
     url: list[str] = []

@@ -27,6 +27,8 @@ Fault switches, for the lessons and tests about servers that misbehave:
     --forget-sessions-after N http: after N tools/call requests every session is ended, as if
                               its client had sent DELETE, so the next request with an old
                               Mcp-Session-Id gets HTTP 404 "Session not found"
+    --ignore-eof              stdio: keep running after end of input, as a server that never
+                              notices its client left; only a signal stops it
 
 Not handled: resources, prompts, auth, pagination (the catalog servers have a handful of
 tools), and the modern 2026-07-28 era has no sessions, so there is nothing to forget there.
@@ -63,6 +65,7 @@ class Options:
     malformed_stdout: bool = False
     slow_start: float = 0.0
     forget_sessions_after: int | None = None
+    ignore_eof: bool = False
 
 
 class Counters:
@@ -87,11 +90,14 @@ def parse(argv: list[str], name: str | None = None) -> tuple[str, Options]:
     parser.add_argument("--malformed-stdout", action="store_true")
     parser.add_argument("--slow-start", type=float, default=0.0, metavar="SECONDS")
     parser.add_argument("--forget-sessions-after", type=int, metavar="N")
+    parser.add_argument("--ignore-eof", action="store_true")
     ns = parser.parse_args(argv)
     if ns.malformed_stdout and ns.transport != "stdio":
         parser.error("--malformed-stdout needs --transport stdio (sse/http print only the READY line)")
     if ns.forget_sessions_after is not None and ns.transport != "http":
         parser.error("--forget-sessions-after needs --transport http (only Streamable HTTP has sessions)")
+    if ns.ignore_eof and ns.transport != "stdio":
+        parser.error("--ignore-eof needs --transport stdio (only stdio has an end of input)")
     fields = {k: v for k, v in vars(ns).items() if k != "server"}
     return (name or ns.server), Options(**fields)
 
@@ -174,6 +180,10 @@ async def _run_stdio(server: Any, options: Options, counters: Counters) -> None:
         stdout = _InjectingStdout(anyio.wrap_file(io.TextIOWrapper(sys.stdout.buffer, encoding="utf-8")), counters)
     async with stdio_server(stdout=stdout) as (read, write):
         await server.run(read, write, server.create_initialization_options())
+    if options.ignore_eof:
+        import anyio
+
+        await anyio.sleep_forever()  # the client closed our stdin; a careless server runs on
 
 
 # --- sse and Streamable HTTP ----------------------------------------------------------------

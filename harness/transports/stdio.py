@@ -5,20 +5,30 @@ because it needs the process: its exit code for error messages, and a shutdown i
 see. Stderr goes to a file the connection keeps, so its last lines can explain a crash.
 
 The shutdown is the spec's order, bounded at every step and shielded from cancellation,
-so a Ctrl-C cannot leak a child: close stdin, wait ``exit_grace``; SIGTERM the process
-group, wait ``kill_grace``; SIGKILL. The child runs in its own process group (a
-terminal's Ctrl-C reaches only us, and we stop the whole group) and inherits only the
-SDK's safe environment (HOME, PATH, ...) plus ``spec.env``, like Cline; Claude Code
-passes its whole environment.
+so a Ctrl-C cannot leak a child: close stdin, wait ``exit_grace`` for the whole process
+group to be gone; SIGTERM the group, wait ``kill_grace``; SIGKILL. The child runs in its
+own process group (a terminal's Ctrl-C reaches only us, and we stop the whole group) and
+inherits only the SDK's safe environment (HOME, PATH, ...) plus ``spec.env``, like Cline;
+Claude Code passes its whole environment. The group is stopped even when its leader, the
+server, has already exited: a helper it started in its group outlives it otherwise.
 
-Introduced by s23. Not handled here: Windows process trees, a server that outlives a
-``kill -9`` of the harness (the hardening issue).
+A ``kill -9`` of the harness runs none of that. A well-behaved server then sees end of
+input and exits; for the others, on Linux, the server is started through a few lines of
+Python that ask the kernel to SIGKILL it when the harness dies (``PR_SET_PDEATHSIG``),
+then ``exec`` the server itself: same pid, same process group, and every stdio server
+gets it, ours or a third party's.
+
+Introduced by s23. Not handled here: Windows process trees; after a ``kill -9`` of the
+harness, a process the server started that ignores end of input (the death signal
+reaches the server, not its children); a set-user-ID server (exec clears the setting).
 """
 
 from __future__ import annotations
 
 import os
 import shutil
+import signal
+import sys
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager, suppress
 from typing import Any
@@ -46,6 +56,72 @@ def _resolve(spec: ServerSpec, env: Mapping[str, str]) -> str:
     return found
 
 
+# Run as ``python -I -S -c _DIE_WITH_US <our pid> <status fd> <executable> <args...>``.
+# PR_SET_PDEATHSIG (1) takes hold only from the prctl on: a harness that died before it is
+# caught by comparing getppid() with the pid it passed. The signal is sent when the *thread*
+# that started the child exits; the harness starts servers from its event loop's thread,
+# whose end comes after every server is stopped. The status fd is close-on-exec, so a
+# successful exec closes it silently and a failed one writes the reason there.
+_DIE_WITH_US = """\
+import ctypes, os, sys
+ctypes.CDLL(None, use_errno=True).prctl(1, 9)
+if os.getppid() != int(sys.argv[1]):
+    os._exit(137)
+status = int(sys.argv[2])
+os.set_inheritable(status, False)
+try:
+    os.execv(sys.argv[3], sys.argv[3:])
+except OSError as exc:
+    os.write(status, (exc.strerror or str(exc)).encode())
+    os._exit(126)
+"""
+
+
+def _dies_with_us() -> bool:
+    return sys.platform == "linux" and bool(sys.executable)
+
+
+async def _spawn(argv: list[str], **options: Any) -> Any:
+    """``anyio.open_process``; on Linux through ``_DIE_WITH_US``. Raises OSError as a direct spawn would."""
+    if not _dies_with_us():
+        return await anyio.open_process(argv, **options)
+    read_status, write_status = os.pipe()
+    try:
+        process = await anyio.open_process([sys.executable, "-I", "-S", "-c", _DIE_WITH_US, str(os.getpid()), str(write_status), *argv],
+                                           pass_fds=(write_status,), **options)
+    finally:
+        os.close(write_status)  # ours; the child's copy is the only one left, so its exec gives EOF
+    try:
+        failure = await _read_to_end(read_status)
+    except BaseException:  # cancelled in the few ms before the exec: no child left half-started
+        with anyio.CancelScope(shield=True):
+            with suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)
+            await process.aclose()
+        raise
+    finally:
+        os.close(read_status)
+    if failure:
+        with anyio.CancelScope(shield=True):
+            await process.aclose()  # it exits right after writing the reason
+        raise OSError(0, failure)
+    return process
+
+
+async def _read_to_end(fd: int) -> str:
+    os.set_blocking(fd, False)
+    data = b""
+    while True:
+        await anyio.wait_readable(fd)
+        try:
+            chunk = os.read(fd, 512)
+        except BlockingIOError:
+            continue
+        if not chunk:
+            return data.decode(errors="replace")
+        data += chunk
+
+
 def _parse(line: str) -> SessionMessage | Exception:
     # A bad line is passed along as a value (the session skips it; the tap records it).
     try:
@@ -61,7 +137,7 @@ async def open_stdio(spec: ServerSpec, context: Context) -> AsyncIterator[Stream
     executable = _resolve(spec, env)
     timeouts = context.timeouts
     try:
-        process = await anyio.open_process([executable, *spec.args], env=env, cwd=spec.cwd, stderr=context.errlog, start_new_session=True)
+        process = await _spawn([executable, *spec.args], env=env, cwd=spec.cwd, stderr=context.errlog, start_new_session=True)
     except OSError as exc:
         raise ServerError(f"server '{spec.name}': cannot start `{spec.where()}`: {exc.strerror}") from None
     context.child.append(process)
@@ -101,13 +177,34 @@ async def open_stdio(spec: ServerSpec, context: Context) -> AsyncIterator[Stream
 
 
 async def stop(process: Any, timeouts: Timeouts) -> None:
-    """Close stdin, wait; SIGTERM the group, wait; SIGKILL. Every wait is bounded."""
+    """Close stdin, wait for the group; SIGTERM the group, wait; SIGKILL. Every wait is bounded."""
     with suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
         await process.stdin.aclose()  # a well-behaved server exits on end of input
-    if await exited(process, timeouts.exit_grace):
+    if await group_gone(process, timeouts.exit_grace):
         return
+    # The leader may be gone already: a process it started in its group lives on, and
+    # killpg still reaches it by the leader's pid (a pid is not reused while its group exists).
     await terminate_posix_process_tree(process, timeouts.kill_grace)  # the SDK's SIGTERM -> SIGKILL of the group
     await exited(process, timeouts.kill_grace)
+
+
+async def group_gone(process: Any, within: float) -> bool:
+    """True once the server and everything in its process group have exited (the server reaped)."""
+    with anyio.move_on_after(within):
+        while process.returncode is None or _group_alive(process.pid):
+            await anyio.sleep(0.01)
+        return True
+    return False
+
+
+def _group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass  # a member we may not signal (or a zombie on macOS): still there
+    return True
 
 
 async def exited(process: Any, within: float) -> bool:

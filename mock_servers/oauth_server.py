@@ -10,6 +10,9 @@ error code the RFC names:
     POST /token                                    authorization_code and refresh_token grants
 
     refusal                                        where        error
+    Host not loopback, or a foreign Origin         every route  421 / 403 (DNS rebinding), as /mcp
+    redirect URI not https or loopback http,       /register    400 invalid_redirect_uri
+    or with a fragment
     redirect_uri not registered for the client     /authorize   400 invalid_request (no redirect)
     no PKCE, or a method other than S256           /authorize   redirect error=invalid_request
     unknown resource (RFC 8707)                    /authorize   redirect error=invalid_target
@@ -18,13 +21,22 @@ error code the RFC names:
     code used twice (its tokens are revoked too)   /token       400 invalid_grant
     redirect_uri differs from the authorize one    /token       400 invalid_grant
     resource differs from the one authorized       /token       400 invalid_target
-    refresh token already rotated away or expired  /token       400 invalid_grant
+    refresh token expired or unknown               /token       400 invalid_grant
+    refresh token already rotated away (reuse:     /token       400 invalid_grant
+    every token of its grant is revoked)
     wrong client secret                            /token       401 invalid_client
     expired access token, or one for another       verify()     invalid_token
     resource (audience)
 
 Tokens, codes and client secrets are random opaque strings kept in this object's tables
 (prefixes ``at_``, ``rt_``, ``code_``, ``cs_`` make them easy to spot in a leak scan).
+Every token descends from one authorization code, its family: a replayed code or a
+replayed (rotated) refresh token revokes the whole family, since one of the two parties
+presenting it must be a thief (OAuth 2.1 section 4.3.1, RFC 9700 section 4.14.2).
+
+With ``state=FILE`` the tables survive a restart: they are loaded at start (expired
+entries dropped) and written after every change, atomically, mode 0600, since they hold
+every live secret. Without it, the server forgets everything when it stops.
 A resource server in the same process checks a bearer token with ``verify`` instead of a
 network introspection call (``mock_servers.protected`` does). Every lifetime is a
 parameter and the clock is injected, so tests expire tokens without waiting.
@@ -33,7 +45,7 @@ Run alone: ``python -m mock_servers.oauth_server --port 0 --resource URL`` print
 ``READY <issuer>``. Introduced by s26.
 
 Not handled: a login or consent page, OIDC, client_credentials, token revocation and
-introspection endpoints, JWT access tokens, persistence across restarts.
+introspection endpoints, JWT access tokens, two processes sharing one state file.
 """
 
 from __future__ import annotations
@@ -41,13 +53,17 @@ from __future__ import annotations
 import argparse
 import base64
 import hashlib
+import json
+import os
 import secrets
 import socket
+import tempfile
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
 from typing import Any
-from urllib.parse import unquote_plus, urlencode
+from urllib.parse import unquote_plus, urlencode, urlsplit
 
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -59,6 +75,11 @@ Clock = Callable[[], float]
 ACCESS_LIFETIME = 3600  # seconds
 REFRESH_LIFETIME = 30 * 24 * 3600
 CODE_LIFETIME = 60  # RFC 6749 section 4.1.2: "a maximum authorization code lifetime of 10 minutes is RECOMMENDED"
+# Who may talk to it, as the MCP endpoints of mock_servers.protected allow: a browser page on
+# another site (DNS rebinding, or a cross-origin POST) is refused before any route runs.
+LOOPBACK_HOSTS = ("127.0.0.1:*", "localhost:*")
+LOOPBACK_ORIGINS = ("http://127.0.0.1:*", "http://localhost:*")
+LOOPBACK_REDIRECT_HOSTS = ("127.0.0.1", "::1", "localhost")  # RFC 8252 section 7.3: http is fine on loopback only
 
 
 class OAuthError(Exception):
@@ -89,7 +110,7 @@ class Grant:
     scopes: tuple[str, ...]
     resource: str  # the audience (RFC 8707): the one resource server that may accept it
     expires_at: float
-    origin: str = ""  # the code it descends from, so a replayed code can revoke its tokens
+    origin: str = ""  # the code it descends from (its family), so a replayed code or refresh token revokes them all
     redirect_uri: str = ""  # codes only
     challenge: str = field(default="", repr=False)  # codes only: the PKCE S256 challenge
 
@@ -111,17 +132,25 @@ class AuthorizationServer:
         access_lifetime: int = ACCESS_LIFETIME,
         refresh_lifetime: int = REFRESH_LIFETIME,
         code_lifetime: int = CODE_LIFETIME,
+        state: Path | None = None,
+        allowed_hosts: tuple[str, ...] = LOOPBACK_HOSTS,
+        allowed_origins: tuple[str, ...] = LOOPBACK_ORIGINS,
     ) -> None:
         self.issuer = issuer.rstrip("/")
         self.resources = dict(resources)
         self.default_scopes = default_scopes
         self.clock = clock
         self.access_lifetime, self.refresh_lifetime, self.code_lifetime = access_lifetime, refresh_lifetime, code_lifetime
+        self.allowed_hosts, self.allowed_origins = allowed_hosts, allowed_origins
         self.clients: dict[str, Client] = {}
         self.codes: dict[str, Grant] = {}
         self.used_codes: set[str] = set()
         self.access: dict[str, Grant] = {}
         self.refresh: dict[str, Grant] = {}
+        self.spent: dict[str, Grant] = {}  # rotated refresh tokens, until they would have expired: a reuse is a theft
+        self.state = state
+        if state is not None:
+            self._load(state)
 
     # --- RFC 8414 -------------------------------------------------------------------
 
@@ -146,6 +175,8 @@ class AuthorizationServer:
         uris = request.get("redirect_uris")
         if not isinstance(uris, list) or not uris or not all(isinstance(u, str) for u in uris):
             raise OAuthError("invalid_redirect_uri", "redirect_uris: a non-empty list of URLs is required")
+        for uri in uris:
+            _check_redirect_uri(uri)
         # RFC 7591 section 2: the default method is client_secret_basic.
         method = request.get("token_endpoint_auth_method") or "client_secret_basic"
         if method not in ("none", "client_secret_basic", "client_secret_post"):
@@ -158,6 +189,7 @@ class AuthorizationServer:
             name=str(request.get("client_name") or ""),
         )
         self.clients[client.client_id] = client
+        self._save()
         answer = {**request, "client_id": client.client_id, "client_id_issued_at": int(self.clock()),
                   "redirect_uris": list(client.redirect_uris), "token_endpoint_auth_method": method}
         if client.secret:
@@ -196,6 +228,7 @@ class AuthorizationServer:
         code = "code_" + secrets.token_urlsafe(24)
         self.codes[code] = Grant(client.client_id, scopes, resource, self.clock() + self.code_lifetime,
                                  redirect_uri=redirect_uri, challenge=params["code_challenge"])
+        self._save()
         return back(code=code)
 
     # --- the token endpoint -----------------------------------------------------------
@@ -203,10 +236,13 @@ class AuthorizationServer:
     def token(self, form: Mapping[str, str], basic: tuple[str, str] | None = None) -> dict[str, Any]:
         client = self._authenticate(form, basic)
         grant_type = form.get("grant_type")
-        if grant_type == "authorization_code":
-            return self._exchange_code(client, form)
-        if grant_type == "refresh_token":
-            return self._exchange_refresh(client, form)
+        try:
+            if grant_type == "authorization_code":
+                return self._exchange_code(client, form)
+            if grant_type == "refresh_token":
+                return self._exchange_refresh(client, form)
+        finally:  # a refusal changes the tables too: a code or refresh token is spent either way
+            self._save()
         raise OAuthError("unsupported_grant_type", f"grant_type '{grant_type}' is not supported")
 
     def _authenticate(self, form: Mapping[str, str], basic: tuple[str, str] | None) -> Client:
@@ -241,9 +277,18 @@ class AuthorizationServer:
 
     def _exchange_refresh(self, client: Client, form: Mapping[str, str]) -> dict[str, Any]:
         # Rotation: the refresh token is spent by this request, whatever happens next.
-        grant = self.refresh.pop(form.get("refresh_token", ""), None)
+        token = form.get("refresh_token", "")
+        grant = self.refresh.pop(token, None)
+        if grant is None and token in self.spent:
+            # OAuth 2.1 section 4.3.1: a rotated token presented again means two parties hold
+            # it, and the server cannot tell which is the thief: the whole family goes.
+            self._revoke_descendants(self.spent[token].origin)
+            raise OAuthError("invalid_grant", "refresh token was already used; every token of its grant is revoked")
         if grant is None or grant.client_id != client.client_id:
-            raise OAuthError("invalid_grant", "unknown or already used refresh token")
+            raise OAuthError("invalid_grant", "unknown refresh token")
+        now = self.clock()  # a spent token past its own expiry could not be used anyway: forget it
+        self.spent = {t: g for t, g in self.spent.items() if g.expires_at > now}
+        self.spent[token] = grant
         if grant.expires_at <= self.clock():
             raise OAuthError("invalid_grant", "refresh token expired")
         if self._resource(form.get("resource") or grant.resource) != grant.resource:
@@ -265,6 +310,40 @@ class AuthorizationServer:
         for table in (self.access, self.refresh):
             for token in [t for t, g in table.items() if g.origin == code]:
                 del table[token]
+
+    # --- state across restarts --------------------------------------------------------
+
+    _TABLES = ("codes", "access", "refresh", "spent")
+
+    def _load(self, path: Path) -> None:
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return
+        except (OSError, ValueError) as exc:  # never quote the content: it holds tokens
+            raise SystemExit(f"oauth_server: state file {path.name}: unreadable ({type(exc).__name__}); delete it to start afresh")
+        now = self.clock()
+        self.clients = {c["client_id"]: Client(**{**c, "redirect_uris": tuple(c["redirect_uris"])}) for c in data.get("clients", [])}
+        for name in self._TABLES:
+            grants = {k: Grant(**{**g, "scopes": tuple(g["scopes"])}) for k, g in data.get(name, {}).items()}
+            setattr(self, name, {k: g for k, g in grants.items() if g.expires_at > now})
+        self.used_codes = set(data.get("used_codes", []))
+
+    def _save(self) -> None:
+        if self.state is None:
+            return
+        data = {"clients": [asdict(c) for c in self.clients.values()], "used_codes": sorted(self.used_codes),
+                **{name: {k: asdict(g) for k, g in getattr(self, name).items()} for name in self._TABLES}}
+        self.state.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        # A temp file made 0600 by mkstemp, then os.replace: never half-written, never readable by others.
+        fd, tmp = tempfile.mkstemp(dir=self.state.parent, prefix=f".{self.state.name}.")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                json.dump(data, f, sort_keys=True, indent=1)
+            os.replace(tmp, self.state)
+        except BaseException:
+            os.unlink(tmp)
+            raise
 
     def _resource(self, resource: str | None) -> str:
         if not resource:
@@ -295,8 +374,9 @@ class AuthorizationServer:
 
     # --- HTTP -------------------------------------------------------------------------
 
-    def app(self) -> Starlette:
-        return Starlette(routes=self.routes())
+    def app(self) -> Any:
+        """The routes, behind the Host and Origin check."""
+        return HostCheck(Starlette(routes=self.routes()), self.allowed_hosts, self.allowed_origins)
 
     def routes(self) -> list[Route]:
         async def metadata(request: Request) -> Response:
@@ -338,6 +418,54 @@ class AuthorizationServer:
 _NO_STORE = {"Cache-Control": "no-store", "Pragma": "no-cache"}
 
 
+@dataclass(frozen=True)
+class HostCheck:
+    """ASGI middleware: the SDK's DNS-rebinding check (``Host``, then ``Origin``), as the MCP endpoints run it.
+
+    A wrong Host is 421, a foreign Origin 403, both before any route sees the request.
+    A request without Origin (every native client, and a browser's top-level navigation
+    to /authorize) passes the Origin check.
+    """
+
+    app: Any
+    allowed_hosts: tuple[str, ...] = LOOPBACK_HOSTS
+    allowed_origins: tuple[str, ...] = LOOPBACK_ORIGINS
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            refusal = await refuse_foreign(scope, self.allowed_hosts, self.allowed_origins)
+            if refusal is not None:
+                await refusal(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
+async def refuse_foreign(scope: dict, allowed_hosts: tuple[str, ...], allowed_origins: tuple[str, ...]) -> Response | None:
+    """The refusal for a request whose Host or Origin is not allowed, or None (shared with protected.py)."""
+    from mcp.server.transport_security import TransportSecurityMiddleware, TransportSecuritySettings
+
+    settings = TransportSecuritySettings(enable_dns_rebinding_protection=True, allowed_hosts=list(allowed_hosts),
+                                         allowed_origins=list(allowed_origins))
+    return await TransportSecurityMiddleware(settings).validate_request(Request(scope), is_post=False)
+
+
+def _check_redirect_uri(uri: str) -> None:
+    """RFC 8252 section 7.3 and 8.3: https anywhere, plain http only to a loopback address; no fragment (RFC 6749 3.1.2)."""
+    shown = uri if len(uri) <= 100 else uri[:100] + "..."
+    try:
+        parts = urlsplit(uri)
+        host = parts.hostname
+    except ValueError:
+        raise OAuthError("invalid_redirect_uri", f"redirect_uris: '{shown}' is not a URL") from None
+    if parts.fragment or "#" in uri:
+        raise OAuthError("invalid_redirect_uri", f"redirect_uris: '{shown}' has a fragment")
+    if parts.scheme == "https" and host:
+        return
+    if parts.scheme == "http" and host in LOOPBACK_REDIRECT_HOSTS:
+        return
+    raise OAuthError("invalid_redirect_uri", f"redirect_uris: '{shown}' must be https, or http to a loopback address (127.0.0.1, [::1], localhost)")
+
+
 def _error(exc: OAuthError) -> Response:
     headers = dict(_NO_STORE)
     if exc.status == 401:
@@ -375,10 +503,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--resource", action="append", default=[], help="a resource URL it issues tokens for")
     parser.add_argument("--scope", action="append", default=["docs:read", "docs:write"], help="scopes every resource knows")
+    parser.add_argument("--state", type=Path, metavar="FILE", help="keep clients and tokens in FILE across restarts (0600)")
     args = parser.parse_args(argv)
     sock = bind(args.port)
     issuer = f"http://127.0.0.1:{sock.getsockname()[1]}"
-    server = AuthorizationServer(issuer, {r: tuple(args.scope) for r in args.resource})
+    server = AuthorizationServer(issuer, {r: tuple(args.scope) for r in args.resource}, state=args.state)
     print(f"READY {issuer}", flush=True)
     serve(server.app(), sock)
 

@@ -1,6 +1,9 @@
 """The docs server behind OAuth: Streamable HTTP that wants a bearer token (s26).
 
     python -m mock_servers.protected --port 0        prints READY http://127.0.0.1:<port>/mcp
+    python -m mock_servers.protected --state DIR     the same, remembering its two ports and the
+                                                     authorization server's clients and tokens in
+                                                     DIR (0700), so a restart looks like no restart
 
 One process, two listeners on 127.0.0.1, so the resource server and the authorization
 server have different origins as they do in real deployments:
@@ -21,6 +24,16 @@ RFC 7662 introspection over HTTP). The request's user is set from the token, so 
 binds each MCP session to the OAuth client that opened it: a refreshed or stepped-up token
 of the same client keeps the session.
 
+Both ports check ``Host`` and ``Origin`` on every route (DNS rebinding): /mcp through the
+SDK's transport security, the metadata and the authorization server through the same
+check (``oauth_server.HostCheck``).
+
+With ``--state DIR`` the server stands in for one that stays up between a client's runs
+(s26's ``--token-store``): it binds the ports it used last time (``DIR/ports.json``) and
+the authorization server keeps its tables in ``DIR/oauth.json``. If a port was taken
+meanwhile, it takes new ones and says so on stderr; a client then has a new URL to sign
+in to.
+
 ``running()`` serves the same thing inside a test's event loop with an injected clock.
 
 Not handled: token introspection over HTTP, several authorization servers, SSE.
@@ -30,15 +43,19 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import socket
+import sys
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
 from mock_servers.catalog import ServerDef, ToolDef, docs
-from mock_servers.oauth_server import ACCESS_LIFETIME, AuthorizationServer, Clock, OAuthError, bind
+from mock_servers.oauth_server import (ACCESS_LIFETIME, LOOPBACK_HOSTS, LOOPBACK_ORIGINS, AuthorizationServer, Clock, HostCheck,
+                                       OAuthError, bind)
 
 MCP_PATH = "/mcp"
 PRM_PATH = "/.well-known/oauth-protected-resource" + MCP_PATH  # RFC 9728 section 3.1: the path goes after the well-known part
@@ -143,28 +160,28 @@ def _tool_scopes(body: bytes) -> set[str]:
             and m["params"].get("name") in TOOL_SCOPES}
 
 
-def build(mcp_port: int, as_port: int, clock: Clock = time.time, access_lifetime: int = ACCESS_LIFETIME) -> tuple[Any, AuthorizationServer]:
-    """The ASGI app serving both ports (it dispatches on the port a request came in on), and the AS."""
+def build(mcp_port: int, as_port: int, clock: Clock = time.time, access_lifetime: int = ACCESS_LIFETIME,
+          state: Path | None = None) -> tuple[Any, AuthorizationServer]:
+    """The ASGI app serving both ports (it dispatches on the port a request came in on), and the AS.
+
+    ``state``: the file the authorization server keeps its tables in (None: forget at exit).
+    """
     from mcp.server.transport_security import TransportSecuritySettings
-    from starlette.responses import JSONResponse
     from starlette.routing import Route
 
     from mock_servers.serve import Options, Counters, build_server
 
     base, issuer = f"http://127.0.0.1:{mcp_port}", f"http://127.0.0.1:{as_port}"
     resource = base + MCP_PATH
-    server = AuthorizationServer(issuer, {resource: (READ, WRITE)}, (READ,), clock=clock, access_lifetime=access_lifetime)
+    server = AuthorizationServer(issuer, {resource: (READ, WRITE)}, (READ,), clock=clock, access_lifetime=access_lifetime, state=state)
     mcp = build_server(protected_docs(), Options("http"), Counters())
-    security = TransportSecuritySettings(enable_dns_rebinding_protection=True, allowed_hosts=["127.0.0.1:*", "localhost:*"],
-                                         allowed_origins=["http://127.0.0.1:*", "http://localhost:*"])
+    security = TransportSecuritySettings(enable_dns_rebinding_protection=True, allowed_hosts=list(LOOPBACK_HOSTS),
+                                         allowed_origins=list(LOOPBACK_ORIGINS))
     mcp_app = mcp.streamable_http_app(streamable_http_path=MCP_PATH, transport_security=security, session_idle_timeout=None)
     prm = {"resource": resource, "authorization_servers": [issuer], "scopes_supported": [READ, WRITE],
            "bearer_methods_supported": ["header"], "resource_name": "docs"}
 
-    async def metadata(request: Any) -> Any:
-        return JSONResponse(prm)
-
-    mcp_app.router.routes.insert(0, Route(PRM_PATH, metadata))
+    mcp_app.router.routes.insert(0, Route(PRM_PATH, HostCheck(metadata_app(prm))))
     guarded, as_app = Guard(mcp_app, server, resource, base + PRM_PATH), server.app()
 
     async def app(scope: dict, receive: Any, send: Any) -> None:
@@ -175,6 +192,37 @@ def build(mcp_port: int, as_port: int, clock: Clock = time.time, access_lifetime
             await guarded(scope, receive, send)
 
     return app, server
+
+
+def metadata_app(prm: dict[str, Any]) -> Any:
+    """The protected-resource metadata (RFC 9728) as a small ASGI app."""
+    from starlette.responses import JSONResponse
+
+    async def app(scope: dict, receive: Any, send: Any) -> None:
+        await JSONResponse(prm)(scope, receive, send)
+
+    return app
+
+
+def bind_kept(state: Path | None, ports: tuple[int, int]) -> tuple[socket.socket, socket.socket]:
+    """The MCP and AS sockets: on ``ports``, or with ``state`` on the ports kept there (recorded for next time)."""
+    record = state / "ports.json" if state is not None else None
+    if record is not None and record.is_file() and ports == (0, 0):
+        try:
+            kept = json.loads(record.read_text(encoding="utf-8"))
+            ports = (int(kept["mcp"]), int(kept["as"]))
+        except (OSError, ValueError, KeyError, TypeError):
+            print(f"protected: {record.name} is unreadable; taking new ports", file=sys.stderr)
+    try:
+        socks = bind(ports[0]), bind(ports[1])
+    except OSError:  # taken since the last run: new ports, so a client signs in again (its URL changed)
+        print(f"protected: ports {ports[0]} and {ports[1]} are not both free; taking new ones", file=sys.stderr)
+        socks = bind(0), bind(0)
+    if record is not None:
+        state.mkdir(mode=0o700, parents=True, exist_ok=True)
+        os.chmod(state, 0o700)
+        record.write_text(json.dumps({"mcp": socks[0].getsockname()[1], "as": socks[1].getsockname()[1]}) + "\n", encoding="utf-8")
+    return socks
 
 
 def _config(app: Any) -> Any:
@@ -213,10 +261,12 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m mock_servers.protected", description=__doc__.splitlines()[0])
     parser.add_argument("--port", type=int, default=0, help="MCP port (0: the OS picks one)")
     parser.add_argument("--as-port", type=int, default=0, help="authorization server port (0: the OS picks one)")
-    parser.add_argument("--token-lifetime", type=int, default=ACCESS_LIFETIME, help="access token lifetime in seconds")
+    parser.add_argument("--token-lifetime", type=_positive, default=ACCESS_LIFETIME, metavar="SECONDS", help="access token lifetime in seconds")
+    parser.add_argument("--state", type=Path, metavar="DIR", help="keep the ports and the authorization server's clients and tokens in DIR")
     args = parser.parse_args(argv)
-    mcp_sock, as_sock = bind(args.port), bind(args.as_port)
-    app, _ = build(mcp_sock.getsockname()[1], as_sock.getsockname()[1], access_lifetime=args.token_lifetime)
+    mcp_sock, as_sock = bind_kept(args.state, (args.port, args.as_port))
+    state = args.state / "oauth.json" if args.state is not None else None
+    app, _ = build(mcp_sock.getsockname()[1], as_sock.getsockname()[1], access_lifetime=args.token_lifetime, state=state)
     url = f"http://127.0.0.1:{mcp_sock.getsockname()[1]}{MCP_PATH}"
 
     class ReadyServer(uvicorn.Server):
@@ -226,6 +276,12 @@ def main(argv: list[str] | None = None) -> None:
                 print(f"READY {url}", flush=True)
 
     ReadyServer(_config(app)).run(sockets=[mcp_sock, as_sock])
+
+
+def _positive(value: str) -> int:
+    if not value.isdigit() or int(value) < 1:
+        raise argparse.ArgumentTypeError(f"'{value}': a whole number of seconds, 1 or more")
+    return int(value)
 
 
 if __name__ == "__main__":

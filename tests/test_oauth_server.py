@@ -219,10 +219,117 @@ def test_refresh_rotates_and_the_old_refresh_token_is_dead():
         new = second.json()
         assert new["refresh_token"] != first["refresh_token"] and new["access_token"] != first["access_token"]
         assert server.verify(new["access_token"], RESOURCE).scopes == ("docs:read",)
-        refused(await http.post("/token", data=form), 400, "invalid_grant")
         refused(await http.post("/token", data={**form, "refresh_token": new["refresh_token"], "resource": OTHER}), 400, "invalid_target")
+        refused(await http.post("/token", data=form), 400, "invalid_grant")
 
     run(test)
+
+
+def test_reusing_a_rotated_refresh_token_revokes_the_whole_family():
+    """OAuth 2.1 section 4.3.1: the thief and the client both hold it; everything of that grant goes."""
+    async def test(server, http, clock):
+        client = await register(http)
+        first = (await exchange(http, client, await code_for(http, client))).json()
+        other = (await exchange(http, client, await code_for(http, client))).json()  # a second sign-in: another family
+        form = {"grant_type": "refresh_token", "refresh_token": first["refresh_token"], "client_id": client["client_id"], "resource": RESOURCE}
+        new = (await http.post("/token", data=form)).json()
+        server.verify(new["access_token"], RESOURCE)
+        r = await http.post("/token", data=form)  # the rotated-away token, again
+        refused(r, 400, "invalid_grant")
+        assert "revoked" in r.json()["error_description"], r.json()
+        for token in (new["access_token"], first["access_token"]):
+            with pytest.raises(OAuthError, match="unknown access token"):
+                server.verify(token, RESOURCE)
+        refused(await http.post("/token", data={**form, "refresh_token": new["refresh_token"]}), 400, "invalid_grant")
+        assert server.verify(other["access_token"], RESOURCE).client_id == client["client_id"], "another family is untouched"
+        again = await http.post("/token", data={**form, "refresh_token": other["refresh_token"]})
+        assert again.status_code == 200, again.text
+
+    run(test)
+
+
+@pytest.mark.parametrize("uri", [
+    "http://evil.example/callback",  # plain http off loopback: the code would cross the network in clear
+    "http://127.0.0.1.evil.example/callback",
+    "myapp://callback",  # a private-use scheme: any app could claim it
+    "javascript:alert(1)",
+    "https://client.example/cb#frag",  # RFC 6749 section 3.1.2: no fragment
+    "http://127.0.0.1:9003/callback#",
+    "/relative/callback",
+])
+def test_registration_accepts_only_https_or_loopback_redirect_uris(uri):
+    async def test(server, http, clock):
+        r = await http.post("/register", json={"redirect_uris": [REDIRECT, uri], "token_endpoint_auth_method": "none"})
+        refused(r, 400, "invalid_redirect_uri")
+        assert server.clients == {}, "nothing registered"
+
+    run(test)
+
+
+@pytest.mark.parametrize("uri", ["http://127.0.0.1:9003/callback", "http://[::1]:8/cb", "http://localhost/cb", "https://client.example/cb?x=1"])
+def test_registration_takes_https_and_loopback_redirect_uris(uri):
+    async def test(server, http, clock):
+        r = await http.post("/register", json={"redirect_uris": [uri], "token_endpoint_auth_method": "none"})
+        assert r.status_code == 201 and r.json()["redirect_uris"] == [uri], r.text
+
+    run(test)
+
+
+@pytest.mark.parametrize(("method", "path"), [("GET", "/.well-known/oauth-authorization-server"), ("POST", "/token"),
+                                              ("POST", "/register"), ("GET", "/authorize")])
+def test_every_endpoint_checks_host_and_origin_as_the_mcp_endpoints_do(method, path):
+    async def test(server, http, clock):
+        rebound = await http.request(method, path, headers={"Host": "evil.example:9000"})  # DNS rebinding: our IP, their name
+        assert rebound.status_code == 421 and rebound.text == "Invalid Host header", (rebound.status_code, rebound.text)
+        cross = await http.request(method, path, headers={"Origin": "https://evil.example"})  # a page on another site
+        assert cross.status_code == 403 and cross.text == "Invalid Origin header", (cross.status_code, cross.text)
+        same = await http.request(method, path, headers={"Origin": "http://localhost:5173"})
+        assert same.status_code not in (403, 421), "a loopback origin passes the check"
+        assert server.clients == {}, "a refused request changes nothing"
+
+    run(test)
+
+
+def test_state_survives_a_restart_and_is_private(tmp_path):
+    state = tmp_path / "server" / "oauth.json"
+
+    async def first(server, http, clock):
+        client = await register(http, "client_secret_post")
+        tokens = (await exchange(http, client, await code_for(http, client), client_secret=client["client_secret"])).json()
+        return client, tokens
+
+    clock = Clock()
+
+    async def restart_twice():
+        results = []
+        for _ in (1, 2):
+            server = AuthorizationServer(ISSUER, {RESOURCE: ("docs:read",)}, ("docs:read",), clock=clock, state=state)
+            async with httpx2.AsyncClient(transport=httpx2.ASGITransport(app=server.app()), base_url=ISSUER) as http:
+                if not results:
+                    results.append(await first(server, http, clock))
+                else:
+                    client, tokens = results[0]
+                    assert server.verify(tokens["access_token"], RESOURCE).client_id == client["client_id"], "the access token survives"
+                    form = {"grant_type": "refresh_token", "refresh_token": tokens["refresh_token"], "client_id": client["client_id"],
+                            "client_secret": client["client_secret"], "resource": RESOURCE}
+                    r = await http.post("/token", data=form)
+                    assert r.status_code == 200, f"the registration and refresh token survive a restart: {r.text}"
+        return results
+
+    anyio.run(restart_twice)
+    assert oct(state.stat().st_mode & 0o777) == "0o600" and oct(state.parent.stat().st_mode & 0o777) == "0o700"
+    assert [p.name for p in state.parent.iterdir()] == ["oauth.json"], "no temp file left behind"
+    clock.now += 10**8  # everything expired: a restart drops it
+    server = AuthorizationServer(ISSUER, {RESOURCE: ("docs:read",)}, clock=clock, state=state)
+    assert (server.access, server.refresh, server.spent) == ({}, {}, {}) and len(server.clients) == 1
+
+
+def test_a_corrupt_state_file_stops_the_server_with_one_line_and_no_content(tmp_path):
+    state = tmp_path / "oauth.json"
+    state.write_text('{"access": {"at_leak')
+    with pytest.raises(SystemExit) as info:
+        AuthorizationServer(ISSUER, {RESOURCE: ("docs:read",)}, state=state)
+    assert "oauth.json" in str(info.value) and "at_leak" not in str(info.value) and "\n" not in str(info.value), info.value
 
 
 def test_expired_refresh_token_is_invalid_grant():

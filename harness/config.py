@@ -47,6 +47,7 @@ from harness.spec import ServerSpec, State, Timeouts
 
 SCOPES = ("enterprise", "user", "project", "local", "file")
 _TYPES = {"stdio": "stdio", "sse": "sse", "http": "http", "streamableHttp": "http"}
+TIMEOUT_NAMES = ("connect", "list", "call")  # what a server entry's "timeouts" may set (s28)
 _VARIABLE = re.compile(r"\$\{(?:env:)?\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?::-([^}]*))?\}")
 
 
@@ -148,12 +149,7 @@ def _entry(name: str, entry: Any, scope: str, source: str, fmt: str) -> ServerCo
     if not isinstance(entry, dict):
         raise ConfigError(f"server '{name}': expected an object")
     kind = _transport(entry, fmt, bad)
-    timeouts = Timeouts()
-    if fmt in ("cline", "auto") and entry.get("timeout") is not None:
-        seconds = entry["timeout"]
-        if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not 1 <= seconds <= 3600:
-            raise bad("timeout", "expected seconds, from 1 to 3600")
-        timeouts = Timeouts(call=float(seconds))  # Cline's timeout is the call timeout
+    timeouts = _timeouts(name, entry, fmt, source, bad)
     disabled = entry.get("disabled", False)
     if not isinstance(disabled, bool):
         raise bad("disabled", "expected true or false")
@@ -167,6 +163,31 @@ def _entry(name: str, entry: Any, scope: str, source: str, fmt: str) -> ServerCo
         spec = ServerSpec(name, kind, url=url, headers=table("headers"))
     state, reason = (State.DISABLED, f"\"disabled\": true in {source}") if disabled else (State.PENDING, "")
     return ServerConfig(name, scope, source, spec, state, reason, strings("autoApprove"), timeouts)
+
+
+def _timeouts(name: str, entry: dict[str, Any], fmt: str, source: str, bad: Any) -> Timeouts:
+    """Cline's ``timeout`` (seconds, for calls) and the harness's own ``timeouts`` object (s28).
+
+    Each timeout's error will say where to change it: the field of this server in this file.
+    """
+    def seconds(value: Any, key: str) -> float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= 3600:
+            raise bad(key, "expected seconds, more than 0 and at most 3600")
+        return float(value)
+
+    values: dict[str, float] = {}
+    settings = {n: f'"timeouts": {{"{n}": SECONDS}} for server \'{name}\' in {source}' for n in TIMEOUT_NAMES}
+    if fmt in ("cline", "auto") and entry.get("timeout") is not None:
+        values["call"] = seconds(entry["timeout"], "timeout")  # Cline's timeout is the call timeout
+        if values["call"] < 1:
+            raise bad("timeout", "expected seconds, from 1 to 3600")
+        settings["call"] = f'"timeout" (seconds) for server \'{name}\' in {source}'
+    given = entry.get("timeouts", {})
+    if not isinstance(given, dict) or set(given) - set(TIMEOUT_NAMES):
+        raise bad("timeouts", f"expected an object with any of {', '.join(TIMEOUT_NAMES)} (seconds)")
+    for key, value in given.items():
+        values[key] = seconds(value, f"timeouts.{key}")
+    return Timeouts(**values, settings=settings)
 
 
 def _transport(entry: dict[str, Any], fmt: str, bad: Any) -> str:
@@ -328,7 +349,8 @@ def connector(server: ServerConfig, conns: Any, environ: Mapping[str, str] = os.
             spec = expand(server.spec, environ)  # type: ignore[arg-type]  (pending servers have a spec)
         except ConfigError as exc:
             raise ServerError(str(exc)) from None  # that server fails; the others go on
-        return await conns.open(spec, timeouts=server.timeouts, **options)
+        # Each new session of this connection (a reconnect, a respawn) expands the variables again.
+        return await conns.open(spec, timeouts=server.timeouts, respec=lambda: expand(server.spec, environ), **options)  # type: ignore[arg-type]
 
     return connect
 

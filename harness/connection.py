@@ -116,10 +116,14 @@ class MCPConnection:
         self._phase = "connect"
         self._closing = False
         self._wake = anyio.Event()  # set: leave the current session, or stop waiting (to close, or to reconnect now)
-        self._changed = anyio.Event()  # set by the owner after each attempt at a session, whatever its outcome
+        self._changed = anyio.Event()  # set (and replaced) by the owner after each attempt at a session
+        self._finished = 0  # attempts at a session that have ended, well or not
+        self._failures = 0  # failures since the last session was established: what the policy is told
+        self._retry_in: float | None = None  # the policy's wait before the next attempt; None: gave up
         self._done = anyio.Event()
         self._lock = anyio.Lock()
-        self._asked = False  # reconnect() wants a new session (set with _wake, cleared when an attempt starts)
+        self._asked = False  # reconnect() wants an attempt now: the owner skips its wait (cleared when one starts)
+        self._waiting = False  # the owner is in a reconnect wait, or resting after giving up
         self._private: Connections | None = None  # set by connect(): it owns its own supervisor
 
     # -- the Client protocol and friends --
@@ -148,20 +152,27 @@ class MCPConnection:
             except _Expired:
                 raise ToolError(f"server '{self.name}': tool '{tool}': the new session expired too; not retrying again") from None
 
+    @property
+    def renewable(self) -> bool:
+        """Whether ``reconnect()`` can open a new session: it connected once and is not closed."""
+        return not (self._done.is_set() or self._closing or self._generation == 0)
+
     async def reconnect(self) -> bool:
         """Open a fresh session now: skips a reconnect wait, revives a connection that gave up,
         or replaces a working session (a stdio server is spawned again). Returns whether the
-        connection is connected afterwards; False at once if it is closed or never connected.
+        connection is connected afterwards; False at once if it is not ``renewable``.
         """
-        if self._done.is_set() or self._closing or self._generation == 0:
+        if not self.renewable:
             return False
         async with self._lock:
-            self._changed = anyio.Event()
-            self._asked = True
+            finished, self._asked = self._finished, True
             if self.state is State.CONNECTED:
                 self._set(State.PENDING, "reconnecting: asked to")
-            self._wake.set()
-            await self._changed.wait()
+                self._wake.set()  # leave the working session
+            elif self._waiting:
+                self._wake.set()  # cut the wait short
+            # else an attempt is under way, or the owner is about to wait (and sees _asked): its outcome is ours
+            await self._attempted(finished)
         return self.state is State.CONNECTED
 
     async def list_tools(self) -> list[dict[str, Any]]:
@@ -243,9 +254,9 @@ class MCPConnection:
             # Only the first caller of this generation asks: a caller whose session was
             # already replaced must not tear down the fresh one.
             if self._generation == generation and self.state is State.CONNECTED:
-                self._changed = anyio.Event()
+                finished = self._finished
                 self._wake.set()
-                await self._changed.wait()
+                await self._attempted(finished)
         if self.state is not State.CONNECTED:
             raise ToolError(f"server '{self.name}': tool '{tool}': session expired and re-initializing failed: {self._reason}")
 
@@ -263,54 +274,58 @@ class MCPConnection:
                 self._done.set()
 
     async def _serve(self, task_status: anyio.abc.TaskStatus[None]) -> None:
-        started, failures = False, 0
         while not self._closing:
             self._wake = anyio.Event()
             self._asked = False  # this attempt answers whoever asked for one
             try:
-                if started and self._respec is not None:
+                if self._generation and self._respec is not None:
                     self.spec = self._respec()  # a new session: variables are expanded again (a missing one fails it)
                 async with self._open() as session:
                     await self._handshake(session)
                     self._session = session
                     self._generation += 1
-                    failures = 0
+                    self._failures = 0
                     self._set(State.CONNECTED, "session established")
-                    if not started:
-                        started = True
+                    if self._generation == 1:
                         task_status.started()
-                    self._changed.set()
+                    self._attempt_ended()
                     await self._wake.wait()
                     self._session = None
             except Exception as exc:  # anything while opening: one ServerError that names the server
                 self._session = None
                 if isinstance(exc, (ServerError, ConfigError)):  # spawn failed, or a variable is missing: complete
-                    self._reason = str(exc)
-                    self.error = exc if isinstance(exc, ServerError) else ServerError(str(exc))
-                    self._set(State.FAILED, str(exc))
+                    self._fail(str(exc), exc if isinstance(exc, ServerError) else ServerError(str(exc)))
                 else:
                     self._fail(await self._explain(exc))
-                if not started:
+                if not self._generation:
                     raise self.error from None  # Connections.open raises it to the caller
-            if self.state is State.FAILED and not self._closing:
-                self._changed.set()  # a reconnect() waiting on this attempt learns it failed
-                failures += 1
-                delay = self._reconnect(failures, self.error or ServerError(self._reason))
-                if delay is None:
-                    if failures > 1:
-                        self._say("note", f"{self.name}: gave up after {failures} failed attempts; the next call, or a reconnect, tries again")
-                    if self._rest():
-                        await self._wake.wait()  # only a call or reconnect() (or closing) brings it back
-                    failures = 0
-                else:
-                    self._set(State.PENDING, f"retry {failures} in {delay:g} s")
-                    if self._rest():
-                        await self._nap(delay)
+                self._attempt_ended()
+            if self._closing or self.state is not State.FAILED and self.state is not State.PENDING:
+                continue  # closing; or a session left on purpose (re-initialize): open the next one at once
+            if self._retry_in is None:
+                self._failures = 0  # the policy gave up: if revived, it counts afresh
+            if self._rest():
+                # A reconnect wait, or (gave up) a rest until a call, reconnect() or closing.
+                await (self._nap(self._retry_in) if self._retry_in is not None else self._wake.wait())
+                self._waiting = False
+
+    def _attempt_ended(self) -> None:
+        self._finished += 1
+        self._changed.set()
+        self._changed = anyio.Event()
+
+    async def _attempted(self, finished: int) -> None:
+        """Wait until an attempt at a session ends after ``finished`` attempts had."""
+        while self._finished == finished:
+            await self._changed.wait()
 
     def _rest(self) -> bool:
-        """A fresh wake event before waiting; False if an attempt was asked for meanwhile (or closing)."""
+        """Get ready to wait; False if an attempt was asked for meanwhile (or the connection is closing)."""
         self._wake = anyio.Event()
-        return not (self._asked or self._closing)
+        if self._asked or self._closing:
+            return False
+        self._waiting = True
+        return True
 
     async def _nap(self, seconds: float) -> None:
         """The reconnect wait, cut short by a call, ``reconnect()`` or closing."""
@@ -367,10 +382,23 @@ class MCPConnection:
             return f"{self._phase}: cannot reach {self.spec.url}: {type(exc).__name__}"
         return f"{self._phase}: {type(exc).__name__}: {exc}"
 
-    def _fail(self, reason: str) -> None:
+    def _fail(self, reason: str, error: ServerError | None = None) -> None:
+        """The session is lost or an attempt failed: ``failed``, then at once what the policy says.
+
+        Deciding here, where the failure is seen, keeps the order of states the same on
+        every run: failed, then ``pending`` with the wait, or failed for good (gave up).
+        """
         self._reason = reason
-        self.error = ServerError(f"server '{self.name}': {reason}{self._details()}")
+        self.error = error or ServerError(f"server '{self.name}': {reason}{self._details()}")
         self._set(State.FAILED, reason)
+        if not self._generation or self._closing:
+            return  # the first connect failed (the caller is told), or the connection is closing
+        self._failures += 1
+        self._retry_in = self._reconnect(self._failures, self.error)
+        if self._retry_in is not None:
+            self._set(State.PENDING, f"retry {self._failures} in {self._retry_in:g} s")
+        elif self._failures > 1:
+            self._say("note", f"{self.name}: gave up after {self._failures} failed attempts; the next call, or a reconnect, tries again")
 
     def _set(self, state: State, reason: str) -> None:
         changed = state is not self.state
@@ -450,12 +478,15 @@ class Connections:
         return await self._tg.__aexit__(*exc_info)
 
     async def open(self, spec: ServerSpec, *, tap: WireTap | None = None, auth: Any = None, timeouts: Timeouts | None = None,
-                   handshake: Handshake = classic_handshake, reconnect: Reconnect = never, **session_options: Any) -> MCPConnection:
+                   handshake: Handshake = classic_handshake, reconnect: Reconnect = never,
+                   respec: Callable[[], ServerSpec] | None = None, sleep: Sleep = anyio.sleep,
+                   **session_options: Any) -> MCPConnection:
         """Connect ``spec``: handshake and tools/list done, or ``ServerError``."""
         if self._tg is None:
             raise RuntimeError("use Connections as `async with Connections() as conns:`")
         conn = MCPConnection(spec, tap=tap, auth=auth, timeouts=timeouts or self.timeouts, transcript=self.transcript,
-                             session_options=session_options, handshake=handshake, reconnect=reconnect)
+                             session_options=session_options, handshake=handshake, reconnect=reconnect,
+                             respec=respec, sleep=sleep)
         await self._tg.start(conn._run)
         self.open_connections.append(conn)
         return conn

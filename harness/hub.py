@@ -26,8 +26,8 @@ warning names it and why, and the run goes on: collisions cannot end a run.
 
 Introduced by the hub spine (s20 is the first lesson whose servers change while the
 agent runs). ``connect_all`` opens several at once, with a limit, and joins them in the
-order asked. Not handled here: config files (s27), limits per kind of server and
-reconnecting (s28), reload (s29).
+order asked, at most 3 local and 20 remote servers opening at once (s28). ``reconnect``
+connects a server again by hand. Not handled here: config files (s27), reload (s29).
 """
 
 from __future__ import annotations
@@ -47,10 +47,11 @@ Connector = Callable[[], Awaitable[Client]]
 Accept = Callable[[Mapping[str, Client]], None]
 LIVE = (State.CONNECTED, State.NEEDS_AUTH)  # states whose client offers tools to the model
 OFF = (State.DISABLED, State.BLOCKED)  # states the config or a policy chose: never started
-# Servers opened at once by connect_all. Each stdio server's start-up is CPU work (an
-# interpreter importing its SDK); on a 2-core machine 3 at once finished 20 servers within
-# 1.1x of the CPU floor, while all at once inflated their CPU by a quarter (bench/run.py).
-DEFAULT_LIMIT = 3
+# Servers opened at once by connect_all, per kind (Claude Code's numbers). A local server's
+# start-up is CPU work (an interpreter importing its SDK); on a 2-core machine 3 at once
+# finished 20 servers within 1.1x of the CPU floor, while all at once inflated their CPU by
+# a quarter (bench/run.py). A remote server's connect is mostly waiting on the network.
+LIMITS: Mapping[str, int] = MappingProxyType({"local": 3, "remote": 20})
 
 
 @dataclass(frozen=True)
@@ -80,14 +81,23 @@ class Change:
     reason: str = ""
 
 
+def offered(entry: Entry) -> bool:
+    """Whether the model is offered this server's tools: it is live, or between reconnect attempts.
+
+    A server waiting to reconnect keeps its tools, so the model can still call one, and
+    that call reconnects at once (reconnect on next use, s28). One that gave up does not.
+    """
+    return entry.client is not None and (entry.state in LIVE or entry.state is State.PENDING)
+
+
 class _Live(Mapping[str, Client]):
-    """``hub.clients``: the clients of live servers, read afresh on every access."""
+    """``hub.clients``: the clients of the servers whose tools are offered, read afresh on every access."""
 
     def __init__(self, entries: Mapping[str, Entry]) -> None:
         self._entries = entries
 
     def _live(self) -> dict[str, Client]:
-        return {n: e.client for n, e in self._entries.items() if e.state in LIVE and e.client is not None}
+        return {n: e.client for n, e in self._entries.items() if offered(e)}  # type: ignore[misc]
 
     def __getitem__(self, name: str) -> Client:
         return self._live()[name]
@@ -147,6 +157,8 @@ class Hub:
         entry = self._entries[name]
         if entry.state in LIVE or entry.state in OFF or isinstance(entry.error, ConfigError):
             return entry  # live already, or never to be started (off, or a broken config entry)
+        if entry.state is State.PENDING and getattr(entry.client, "renewable", False):
+            return await self.reconnect(name)  # between reconnect attempts: try now, on the same connection
         if name in self._connecting:  # asked twice at once: one connection, and both get its outcome
             await self._connecting[name].wait()
             return self._entries[name]
@@ -168,13 +180,15 @@ class Hub:
             self._turn = anyio.Event()
             self._connecting.pop(name).set()
 
-    async def connect_all(self, names: Iterable[str] | None = None, *, limit: int = DEFAULT_LIMIT) -> list[Entry]:
-        """Connect several servers (default: every pending one), at most ``limit`` opening at once.
+    async def connect_all(self, names: Iterable[str] | None = None, *, limits: Mapping[str, int] = LIMITS) -> list[Entry]:
+        """Connect several servers (default: every pending one), at most ``limits[kind]`` of a kind opening at once.
 
-        The opening runs concurrently; joining the hub happens one server at a time in the
-        order asked, so states, warnings and which of two colliding servers wins never
-        depend on which server answered first. Each server's timeouts start when its own
-        connect starts, not when the batch does.
+        The kinds are ``local`` (stdio, and servers in process) and ``remote`` (sse, http);
+        the two pools fill at the same time. The opening runs concurrently; joining the hub
+        happens one server at a time in the order asked, so states, warnings and which of
+        two colliding servers wins never depend on which server answered first. Each
+        server's timeouts start when its own connect starts, not when the batch does, so a
+        slow server holds one slot and delays no one else's timeout.
         """
         import anyio  # concurrency is only needed here, by real connections
 
@@ -182,11 +196,11 @@ class Hub:
             asked = [n for n, e in self._entries.items() if e.state is State.PENDING]
         else:
             asked = [n for n in names if self._entries[n].state not in LIVE]
-        gate = anyio.Semaphore(limit)  # FIFO: connects start, and so join, in the order asked
+        gates = {kind: anyio.Semaphore(n) for kind, n in limits.items()}  # FIFO: within a kind, starts follow the order asked
 
         async def connect_one(name: str) -> None:
             with grouped(f"hub:{name}"):  # what this connect prints waits for its turn (frames, notes)
-                async with gate:
+                async with gates[kind_of(self._entries[name].spec)]:
                     await self.connect(name)
 
         with self._transcript.holding() if self._transcript is not None else nullcontext():
@@ -216,6 +230,24 @@ class Hub:
         if isinstance(opened, ServerError):
             return self._set(replace(entry, state=State.FAILED, client=None, error=opened), str(opened))
         return await self._join(entry, opened)
+
+    async def reconnect(self, name: str) -> Entry:
+        """Connect again now, by hand (a user's "reconnect", or the next use of a failed server).
+
+        A connection that can renew its own session does (a stdio server is spawned again,
+        its variables expanded again); a server that never connected, or whose connection
+        ended, goes through its connector again. Servers turned off or broken in the config
+        are left as they are.
+        """
+        entry = self._entries[name]
+        if entry.state in OFF or isinstance(entry.error, ConfigError):
+            return entry
+        if getattr(entry.client, "renewable", False):  # a live connection object: it reports its own outcome
+            await entry.client.reconnect()  # type: ignore[union-attr]
+            return self._entries[name]
+        if entry.state in LIVE:  # a client that cannot renew itself (in process, a stand-in): connect afresh
+            self._set(replace(self._entries[name], state=State.PENDING), "reconnecting: asked to")
+        return await self.connect(name)
 
     async def promote(self, name: str, client: Client) -> Entry:
         """A ``needs-auth`` server signed in: its real client replaces the stand-in."""
@@ -273,6 +305,11 @@ class Hub:
     def _warn_about(self, text: str) -> None:
         if self._transcript is not None:
             self._transcript.warning(text)
+
+
+def kind_of(spec: ServerSpec | None) -> str:
+    """``local`` (stdio, or a server in process) or ``remote`` (sse, http): which ``LIMITS`` pool it waits in."""
+    return "remote" if spec is not None and spec.transport in ("sse", "http") else "local"
 
 
 def unavailable(error: ServerError) -> Connector:

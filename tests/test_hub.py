@@ -232,13 +232,12 @@ def test_specs_are_immutable_and_hash_by_value():
     assert ServerSpec("docs", "stdio", command="python", env={"A": "2"}) != a
 
 
-def test_spec_module_imports_no_sdk_and_loads_fast():
-    probe = ("import sys, time; t = time.perf_counter(); import harness.spec, harness.results, harness.errors, harness.tools; "
-             "ms = (time.perf_counter() - t) * 1000; "
-             "heavy = sorted(n for n in sys.modules if n.split('.')[0] in ('mcp', 'anthropic', 'httpx', 'httpx2', 'pydantic', 'anyio')); "
-             "print(heavy, ms < 100)")
+def test_spec_module_imports_no_sdk():
+    # What this buys (a few milliseconds instead of a second) is measured in bench/, not timed here.
+    probe = ("import sys; import harness.spec, harness.results, harness.errors, harness.tools, harness.config; "
+             "print(sorted(n for n in sys.modules if n.split('.')[0] in ('mcp', 'anthropic', 'httpx', 'httpx2', 'pydantic', 'anyio')))")
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, timeout=60)
-    assert out.stdout.strip() == "[] True", f"expected no SDK import and under 100 ms, got {out.stdout!r} {out.stderr}"
+    assert out.stdout.strip() == "[]", f"expected no SDK import, got {out.stdout!r} {out.stderr}"
 
 
 def test_an_unknown_transport_is_a_config_error_naming_server_and_field():
@@ -338,7 +337,7 @@ def test_connect_all_opens_concurrently_but_joins_in_the_order_asked_and_closing
             names = [spec.name for spec in specs]
             for spec in specs:
                 hub.add(spec.name, conns.connector(spec), spec)
-            entries = await hub.connect_all(limit=3)
+            entries = await hub.connect_all(limits={"local": 3})
             assert [e.name for e in entries] == names
             assert [e.state for e in entries] == [State.CONNECTED, State.CONNECTED, State.CONNECTED, State.FAILED]
             joined = [e[0] for e in states(transcript) if e[1] == "pending"]

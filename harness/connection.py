@@ -398,7 +398,7 @@ class MCPConnection:
         if self._retry_in is not None:
             self._set(State.PENDING, f"retry {self._failures} in {self._retry_in:g} s")
         elif self._failures > 1:
-            self._say("note", f"{self.name}: gave up after {self._failures} failed attempts; the next call, or a reconnect, tries again")
+            self._say("note", f"{self.name}: gave up after {self._failures - 1} attempts to reconnect; the next call, or a reconnect, tries again")
 
     def _set(self, state: State, reason: str) -> None:
         changed = state is not self.state

@@ -44,6 +44,7 @@ CASES = [
     Case("s25", kinds=("transcript", "frames")),
     Case("s26", kinds=("transcript", "frames")),
     Case("s27", kinds=("transcript", "frames")),
+    Case("s28"),
 ]
 
 LESSONS = sorted(p.name for p in (ROOT / "lessons").iterdir() if (p / "code.py").is_file())

@@ -152,7 +152,7 @@ def test_after_giving_up_the_tools_leave_the_pool_and_the_next_call_reconnects()
                     await anyio.sleep(0.02)
                 await anyio.sleep(0.1)
             assert hub.entries["deploy"].state is State.FAILED and "deploy" not in hub.clients
-            assert any("gave up after 3 failed attempts" in e.get("text", "") for e in transcript.events)
+            assert any("gave up after 2 attempts to reconnect" in e.get("text", "") for e in transcript.events)
             environ["PY"] = sys.executable
             with pytest.raises(ToolError, match="connection lost"):  # the next use reconnects, and this server crashes again
                 await trigger(conn)

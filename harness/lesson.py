@@ -16,8 +16,13 @@ Everything else is the same in every lesson and lives here:
 Exit codes: 0 the run finished (or its reader left: ``| head``); 1 the run stopped on a
 harness error, printed as the transcript's last line ``error: ...``; 2 bad usage or a
 missing API key (one line on stderr); 130 interrupted (Ctrl-C); 143 terminated
-(SIGTERM). On Ctrl-C and SIGTERM every server is stopped before the exit, within the
-shutdown graces. Never a traceback, unless the harness itself has a bug.
+(SIGTERM). On Ctrl-C and SIGTERM, whenever they come, every server is stopped and the
+temporary workspace removed before the exit, within the shutdown graces. Never a
+traceback, unless the harness itself has a bug.
+
+``kill -9`` cannot be caught: the servers still die (they watch their parent: see
+``harness/transports/stdio.py`` and ``mock_servers/lifeline.py``), but the temporary
+workspace stays behind, as ``mcp-course-*`` in the system's temporary folder.
 
 (``python -m harness`` is the user CLI, not this: this runner serves lessons.)
 
@@ -27,6 +32,7 @@ Introduced by s19.
 from __future__ import annotations
 
 import argparse
+import shutil
 import sys
 import tempfile
 from collections.abc import Awaitable, Callable, Iterator
@@ -72,12 +78,13 @@ def run_lesson(lesson_file: str, doc: str | None, argv: list[str] | None, out: T
     if normalizer is not None:
         normalizer.add(sys.executable, "python")  # s23 on: servers run as `python -m ...`, whatever the venv
     try:
-        model, prompt = _model(args, Path(lesson_file).resolve().parent)
-        with _workspace(args.workspace) as root:
-            if normalizer is not None:
-                normalizer.add(str(root), "<workspace>")
-            run = Run(args, model, prompt, transcript, Workspace(root))
-            signals.run(lambda: session(run))  # Ctrl-C and SIGTERM stop it; errors come out as one
+        with signals.trapped() as trap:  # from here on a signal raises signals.Stopped, so every `finally` runs
+            model, prompt = _model(args, Path(lesson_file).resolve().parent)
+            with _workspace(args.workspace) as root:
+                if normalizer is not None:
+                    normalizer.add(str(root), "<workspace>")
+                run = Run(args, model, prompt, transcript, Workspace(root))
+                signals.run(lambda: session(run), trap)  # Ctrl-C and SIGTERM stop it; errors come out as one
     except UsageError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -166,5 +173,11 @@ def _workspace(given: Path | None) -> Iterator[Path]:
             raise UsageError(f"--workspace: no such folder: {given}")
         yield given.resolve()
         return
-    with tempfile.TemporaryDirectory(prefix="mcp-course-") as tmp:
+    tmp = None
+    try:
+        with signals.held():  # a signal between mkdir and the assignment would leave the folder unnamed, so unremoved
+            tmp = tempfile.mkdtemp(prefix="mcp-course-")
         yield Path(tmp).resolve()
+    finally:
+        if tmp is not None:
+            signals.finish(lambda: shutil.rmtree(tmp, ignore_errors=True))

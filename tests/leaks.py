@@ -16,15 +16,23 @@ Use it in a module with::
     from leaks import no_process_left  # noqa: F401  (the fixture)
     pytestmark = pytest.mark.usefixtures("no_process_left")
 
-Linux only (it reads /proc). Not handled: orphans adopted by a subreaper other than PID 1.
+For a test that kills what it started (``kill -9`` of a lesson), ``adopting()`` makes
+this process a child subreaper: every orphan of the block is reparented here, not to PID 1
+or to another subreaper (a container's init, ``systemd --user``), so it is counted as
+our child whatever its command line, and ``settle`` reaps the ones that exit.
+
+Linux only (it reads /proc). Not handled outside ``adopting()``: orphans adopted by a
+subreaper other than PID 1.
 """
 
 from __future__ import annotations
 
+import ctypes
 import os
 import signal
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,6 +41,7 @@ import pytest
 DEADLINE = 5.0  # seconds for the test's processes to be stopped and reaped after it ends
 POLL = 0.05  # seconds between two looks at /proc while waiting for that
 ORPHAN_MARKS = ("mock_servers", "lessons/s")  # command lines of the orphans we would be to blame for
+PR_SET_CHILD_SUBREAPER = 36
 
 
 def stat(pid: str) -> list[str] | None:
@@ -111,6 +120,42 @@ def ours() -> list[Proc]:
 def left_behind(before: set[tuple[str, int]]) -> list[Proc]:
     """``ours()`` without the processes in ``before`` (keys taken when the test began)."""
     return [p for p in ours() if p.key not in before]
+
+
+@contextmanager
+def adopting() -> Iterator[None]:
+    """Orphans of processes started in the block are reparented to this process (a child subreaper)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
+        pytest.skip(f"cannot become a child subreaper: {os.strerror(ctypes.get_errno())}")
+    try:
+        yield
+    finally:
+        libc.prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0)  # adopted ones stay our children: settle or kill_tree them
+
+
+def settle(before: set[tuple[str, int]], deadline: float = DEADLINE) -> list[Proc]:
+    """Our children that were not there ``before``, once none is left or ``deadline`` s have passed.
+
+    Children that exited are reaped here (adopted orphans have no one else to reap them), so
+    call this only after every child a ``Popen`` owns has been waited for.
+    """
+    end = time.monotonic() + deadline
+    while True:
+        alive = []
+        for proc in children():
+            if proc.key in before:
+                continue
+            if proc.state == "Z":
+                try:
+                    os.waitpid(int(proc.pid), os.WNOHANG)
+                except ChildProcessError:
+                    pass  # reaped meanwhile
+            else:
+                alive.append(proc)
+        if not alive or time.monotonic() >= end:
+            return alive
+        time.sleep(POLL)  # polling /proc under a deadline: there is no event for "exited"
 
 
 @pytest.fixture

@@ -5,12 +5,12 @@ because it needs the process: its exit code for error messages, and a shutdown i
 see. Stderr goes to a file the connection keeps, so its last lines can explain a crash.
 
 The shutdown is the spec's order, bounded at every step and shielded from cancellation,
-so a Ctrl-C cannot leak a child: close stdin, wait ``exit_grace`` for the whole process
-group to be gone; SIGTERM the group, wait ``kill_grace``; SIGKILL. The child runs in its
-own process group (a terminal's Ctrl-C reaches only us, and we stop the whole group) and
-inherits only the SDK's safe environment (HOME, PATH, ...) plus ``spec.env``, like Cline;
-Claude Code passes its whole environment. The group is stopped even when its leader, the
-server, has already exited: a helper it started in its group outlives it otherwise.
+so a Ctrl-C cannot leak a child: close stdin, wait ``exit_grace``; SIGTERM the process
+group, wait ``kill_grace``; SIGKILL. The child runs in its own process group (a
+terminal's Ctrl-C reaches only us, and we stop the whole group) and inherits only the
+SDK's safe environment (HOME, PATH, ...) plus ``spec.env``, like Cline; Claude Code
+passes its whole environment. The group is signalled even when its leader, the server,
+exited on end of input: a helper it started in its group would outlive it otherwise.
 
 A ``kill -9`` of the harness runs none of that. A well-behaved server then sees end of
 input and exits; for the others, on Linux, the server is started through a few lines of
@@ -177,34 +177,15 @@ async def open_stdio(spec: ServerSpec, context: Context) -> AsyncIterator[Stream
 
 
 async def stop(process: Any, timeouts: Timeouts) -> None:
-    """Close stdin, wait for the group; SIGTERM the group, wait; SIGKILL. Every wait is bounded."""
+    """Close stdin, wait; SIGTERM what is left of the group, wait; SIGKILL. Every wait is bounded."""
     with suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
         await process.stdin.aclose()  # a well-behaved server exits on end of input
-    if await group_gone(process, timeouts.exit_grace):
-        return
-    # The leader may be gone already: a process it started in its group lives on, and
-    # killpg still reaches it by the leader's pid (a pid is not reused while its group exists).
+    await exited(process, timeouts.exit_grace)
+    # Even when the server exited: a process it started in its group (a helper that ignores
+    # end of input) lives on, and killpg still reaches it by the leader's pid, since a pid
+    # is not reused while its group exists. An empty group costs one ESRCH.
     await terminate_posix_process_tree(process, timeouts.kill_grace)  # the SDK's SIGTERM -> SIGKILL of the group
     await exited(process, timeouts.kill_grace)
-
-
-async def group_gone(process: Any, within: float) -> bool:
-    """True once the server and everything in its process group have exited (the server reaped)."""
-    with anyio.move_on_after(within):
-        while process.returncode is None or _group_alive(process.pid):
-            await anyio.sleep(0.01)
-        return True
-    return False
-
-
-def _group_alive(pgid: int) -> bool:
-    try:
-        os.killpg(pgid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        pass  # a member we may not signal (or a zombie on macOS): still there
-    return True
 
 
 async def exited(process: Any, within: float) -> bool:

@@ -219,8 +219,10 @@ def bind_kept(state: Path | None, ports: tuple[int, int]) -> tuple[socket.socket
         print(f"protected: ports {ports[0]} and {ports[1]} are not both free; taking new ones", file=sys.stderr)
         socks = bind(0), bind(0)
     if record is not None:
-        state.mkdir(mode=0o700, parents=True, exist_ok=True)
-        os.chmod(state, 0o700)
+        missing = [level for level in (state, *state.parents) if not level.exists()]
+        for level in reversed(missing):  # every folder it creates is private: the AS state holds secrets
+            level.mkdir(mode=0o700)
+            os.chmod(level, 0o700)
         record.write_text(json.dumps({"mcp": socks[0].getsockname()[1], "as": socks[1].getsockname()[1]}) + "\n", encoding="utf-8")
     return socks
 

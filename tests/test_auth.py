@@ -94,7 +94,7 @@ async def connect_docs(s: Scene, conns: Connections, authz: Authorizer, hub: Hub
     """Ask the hub for docs through the auth connector; its state, or the ServerError if it failed."""
     spec = ServerSpec("docs", "http", url=authz.url)
     if "docs" not in hub.entries:
-        hub.add("docs", auth.connector(authz, lambda a: conns.open(spec, auth=a), hub), spec)
+        hub.add("docs", auth.connector(authz, lambda **how: conns.open(spec, **how), hub), spec)
     entry = await hub.connect("docs")
     if entry.state is State.FAILED:
         raise entry.error
@@ -228,12 +228,42 @@ def test_a_restart_reuses_tokens_and_registration(tmp_path):
     scene(test, tmp_path)
 
 
-def test_a_401_after_revocation_runs_the_flow_again(tmp_path):
+def test_a_401_to_a_live_token_is_answered_with_one_refresh_not_a_sign_in(tmp_path):
+    """The server forgot the access token (a restart, a revocation): the refresh token still works, so no browser."""
     async def test(s: Scene):
         async with s.signed_in() as (_, authz, hub):
-            s.server.access.clear()  # the server forgets every access token
+            first = await authz.store.get_tokens()
+            s.server.access.clear()
             assert "hooks" in (await hub.clients["docs"].call_tool("search", {"query": "hooks"})).text()
-            assert s.out.getvalue().count("/authorize?") == 2
+            text = s.out.getvalue()
+            assert text.count("/authorize?") == 1, "a refresh, not a new authorization"
+            after = text.split("-> 401", 2)[-1]
+            assert "grant_type=refresh_token" in after and after.count("-> 401") == 0, f"one refresh, then the retry:\n{after}"
+            assert (await authz.store.get_tokens()).refresh_token != first.refresh_token
+
+    scene(test, tmp_path)
+
+
+def test_a_401_with_no_usable_refresh_token_runs_the_flow_again(tmp_path):
+    async def test(s: Scene):
+        async with s.signed_in() as (_, authz, hub):
+            s.server.access.clear()  # the server forgets every token
+            s.server.refresh.clear()
+            assert "hooks" in (await hub.clients["docs"].call_tool("search", {"query": "hooks"})).text()
+            text = s.out.getvalue()
+            assert text.count("/authorize?") == 2 and "grant_type=refresh_token" in text and "-> 400" in text, text
+
+    scene(test, tmp_path)
+
+
+def test_a_restart_with_an_access_token_the_server_forgot_refreshes_instead_of_needs_auth(tmp_path):
+    async def test(s: Scene):
+        async with s.signed_in():
+            pass
+        s.server.access.clear()  # the server restarted without its access tokens; the refresh tokens live on
+        async with Connections(s.transcript) as conns, s.authorizer() as authz:
+            assert await connect_docs(s, conns, authz, Hub(s.transcript)) == "connected"
+        assert s.out.getvalue().count("/authorize?") == 1
 
     scene(test, tmp_path)
 
@@ -320,7 +350,9 @@ def test_a_corrupt_store_is_a_config_error_naming_the_file_and_never_its_content
     store.path.write_text('{"tokens": {"token": {"access_token": "at-leak', encoding="utf-8")
     with pytest.raises(ConfigError) as caught:
         anyio.run(store.get_tokens)
-    assert str(store.path) in str(caught.value) and "at-leak" not in str(caught.value), caught.value
+    message = str(caught.value)
+    assert store.path.name in message and "at-leak" not in message, message
+    assert str(tmp_path) not in message, "the store's folder is never shown (it may be a temp or personal path)"
 
 
 def test_a_real_run_prints_real_ports_and_no_secret_anywhere(tmp_path):

@@ -328,7 +328,6 @@ def test_a_bad_api_key_is_a_harness_error(lesson):
     assert_harness_error(result, "Anthropic API")
 
 
-@pytest.mark.xfail(strict=True, reason="issue 8: the store's key holds the OS-picked port, so a second run never reads the first run's file")
 def test_a_corrupt_token_store_is_a_harness_error_naming_the_file(tmp_path):
     store = tmp_path / "store"
     first = run("s26", "--token-store", str(store))

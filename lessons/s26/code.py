@@ -11,7 +11,8 @@ tools then replace the pseudo-tool (the hub promotes the server from needs-auth 
 connected). publish needs docs:write, so its 403
 insufficient_scope triggers a step-up. An hour later (the lesson moves the harness
 clock) the token is near expiry and is refreshed before the request. Tokens, codes and
-secrets only ever appear as placeholders, in every run.
+secrets only ever appear as placeholders, in every run, and the file tools never reach
+the token store.
 
 Everything s20-s25 built is still here: connect_mcp, the name checker, and the deploy
 server over stdio, which the model connects at the end.
@@ -26,9 +27,12 @@ Run: python lessons/s26/code.py                  (offline, scripted model)
      python lessons/s26/code.py --live           (real model; needs ANTHROPIC_API_KEY)
 """
 
+import argparse
+import dataclasses
 import itertools
 import sys
-from contextlib import AsyncExitStack
+import time
+from contextlib import AsyncExitStack, nullcontext
 from pathlib import Path
 
 from harness import auth, lesson, naming, pool, wire
@@ -36,37 +40,53 @@ from harness.connect import connect_tool
 from harness.connection import Connections
 from harness.hub import Hub
 from harness.loop import Turn
-from harness.spec import ServerSpec
+from harness.model import Scenario, ScriptedModel
+from harness.spec import ServerSpec, State, Timeouts
 from mock_servers.launch import serve_http
+from mock_servers.oauth_server import ACCESS_LIFETIME
 
 BASE = "You are a coding agent. Use the tools to answer; sign in to MCP servers that need it; connect others when you need them; be brief."
 AN_HOUR_LATER = 4  # the scenario's 4th turn happens an hour after the 3rd
+SIGNED_IN = Path(__file__).resolve().parent / "signed_in.yaml"  # the script when the store signs docs in: no sign-in turn
 DEPLOY = ServerSpec("deploy", "stdio", command=sys.executable, args=("-m", "mock_servers.deploy", "--transport", "stdio"),
                     env={"PYTHONHASHSEED": "0", "PYTHONUTF8": "1"}, cwd=str(lesson.ROOT))
 
 
 async def session(run: lesson.Run) -> None:
     clock = auth.SteppedClock()
-    store = run.args.token_store or run.workspace.root / ".mcp-auth"
+    args = run.args
+    timeouts = Timeouts(auth=args.auth_timeout, settings={"auth": "--auth-timeout SECONDS"})
     accept = naming.checker(run.transcript.warning, run.transcript.note)
-    with wire.recording(run.transcript, run.args) as tap:
+    # Without --token-store the servers, and so their tokens, last one run: a private temp store.
+    kept = nullcontext(args.token_store) if args.token_store else auth.temporary_store()
+    with wire.recording(run.transcript, args) as tap, kept as store:
+        workspace = run.workspace.keep_out(store)  # even with --workspace above it, the tools never reach the tokens
+        server = ["--token-lifetime", str(args.token_lifetime)] + (["--state", str(Path(store, "server").resolve())] if args.token_store else [])
         async with AsyncExitStack() as stack:  # closed in reverse: the hub's servers, the callback, the server
-            url = await stack.enter_async_context(serve_http("docs", "http", module="mock_servers.protected"))
+            url = await stack.enter_async_context(serve_http("docs", "http", *server, module="mock_servers.protected"))
             run.transcript.note(f"docs server (OAuth-protected) is listening at {url}")
-            authorizer = await stack.enter_async_context(auth.Authorizer("docs", url, Path(store), run.transcript, clock=clock))
+            authorizer = await stack.enter_async_context(auth.Authorizer("docs", url, store, run.transcript, clock=clock, timeouts=timeouts,
+                                                                         store_clock=time.time))  # the clock jump is this run's story only
             conns = await stack.enter_async_context(Connections(run.transcript))
             hub = await stack.enter_async_context(Hub(run.transcript, accept=accept))
             docs = ServerSpec("docs", "http", url=url)
-            hub.add("docs", auth.connector(authorizer, lambda a: conns.open(docs, tap=tap, auth=a), hub), docs)
+            hub.add("docs", auth.connector(authorizer, lambda **how: conns.open(docs, tap=tap, **how), hub), docs)
             hub.add("deploy", conns.connector(DEPLOY, tap=tap), DEPLOY)  # s23's stdio server, still one connect_mcp away
-            run.transcript.note(f"docs: {(await hub.connect('docs')).state.value}")
-            builtins = run.workspace.tools() + [connect_tool(hub)]
+            state = (await hub.connect("docs")).state
+            run.transcript.note(f"docs: {state.value}")
+            later = AN_HOUR_LATER
+            if state is State.CONNECTED and not args.live and args.scenario is None:
+                run = dataclasses.replace(run, model=ScriptedModel(Scenario.load(SIGNED_IN, lesson.display_path(SIGNED_IN))))
+                run.transcript.note("the token store signed docs in: the script without the sign-in turn plays (lessons/s26/signed_in.yaml)")
+                later -= 1
+            builtins = workspace.tools() + [connect_tool(hub)]
             rebuilt, turn_numbers = pool.rebuilt(BASE, builtins, hub.clients), itertools.count(1)
 
             def turn() -> Turn:
-                if next(turn_numbers) == AN_HOUR_LATER:
+                if next(turn_numbers) == later:
                     clock.advance(3600)
-                    run.transcript.note("an hour passes: the harness clock jumps 3600 s, so the access token is about to expire")
+                    run.transcript.note(f"an hour passes: the harness clock jumps 3600 s (access tokens live {args.token_lifetime} s; "
+                                        f"the harness refreshes one with {auth.refresh_margin(args.token_lifetime):g} s or less left)")
                 return rebuilt()
 
             await run.agent(turn)
@@ -74,7 +94,19 @@ async def session(run: lesson.Run) -> None:
 
 def options(parser) -> None:
     wire.options(parser)
-    parser.add_argument("--token-store", type=lesson.folder, metavar="DIR", help="folder for the token store (default: <workspace>/.mcp-auth)")
+    parser.add_argument("--token-store", type=lesson.folder, metavar="DIR",
+                        help="keep the tokens in DIR, and the servers' ports and the authorization server's memory in DIR/server, "
+                             "so a second run needs no sign-in (default: a private temporary folder, gone after the run)")
+    parser.add_argument("--token-lifetime", type=_seconds, default=ACCESS_LIFETIME, metavar="SECONDS",
+                        help=f"how long the server's access tokens live (default: {ACCESS_LIFETIME})")
+    parser.add_argument("--auth-timeout", type=_seconds, default=Timeouts.auth, metavar="SECONDS",
+                        help=f"how long a sign-in may take in the browser (default: {Timeouts.auth:g})")
+
+
+def _seconds(value: str) -> int:
+    if not value.isdigit() or int(value) < 1:
+        raise argparse.ArgumentTypeError(f"'{value}': a whole number of seconds, 1 or more")
+    return int(value)
 
 
 def main(argv=None, out=sys.stdout) -> int:

@@ -18,6 +18,13 @@ It refuses a call to a tool that is not in the pool it was handed that turn, so 
 transcript proves what the model could see. A malformed file raises ``ScenarioError``
 naming the file and the key path (``scenario.yaml: turns[1].tool_calls[0].name: required``).
 
+A scenario is a short script, and a hostile one gets one line, not a traceback or a
+stalled machine: the file is at most ``MAX_SCENARIO_BYTES``; it must be UTF-8; YAML
+aliases (``*name``, and ``<<: *name`` merges) are refused, because a few hundred bytes of
+nested aliases expand to gigabytes once a tool input is printed or sent; nesting deeper
+than ``MAX_DEPTH`` is refused; and a tool input must be plain JSON data (no dates, sets or
+binary that YAML can also express).
+
 The live model imports ``anthropic`` only when it is built, so offline runs never pay
 for that import.
 
@@ -27,6 +34,7 @@ harness rebuilds the pool instead), images in replies.
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -37,6 +45,8 @@ from harness.errors import ModelError, ScenarioError, ToolNotInPool, UsageError
 from harness.tools import Tool
 
 DEFAULT_LIVE_MODEL = "claude-sonnet-4-5"
+MAX_SCENARIO_BYTES = 1 << 20  # the lessons' scenarios are about 2 KB; a megabyte of script is a mistake
+MAX_DEPTH = 50  # nested lists and mappings; PyYAML recurses per level, and the lessons use 4
 
 
 @dataclass(frozen=True)
@@ -86,18 +96,20 @@ class Scenario:
 
     @classmethod
     def load(cls, path: Path, display: str | None = None) -> Scenario:
-        import yaml  # only scripted runs need it
-
         source = display or path.name
         try:
-            data = yaml.safe_load(path.read_text(encoding="utf-8"))
+            with path.open("rb") as file:
+                raw = file.read(MAX_SCENARIO_BYTES + 1)
         except OSError as exc:
             raise ScenarioError(f"{source}: cannot read: {exc.strerror}") from None
-        except yaml.YAMLError as exc:
-            mark = getattr(exc, "problem_mark", None)
-            at = f" (line {mark.line + 1})" if mark else ""
-            raise ScenarioError(f"{source}: not valid YAML{at}") from None
-        return cls.parse(data, source)
+        if len(raw) > MAX_SCENARIO_BYTES:
+            raise ScenarioError(f"{source}: too large (over {MAX_SCENARIO_BYTES} bytes; a scenario is a short script)")
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            line = raw[:exc.start].count(b"\n") + 1
+            raise ScenarioError(f"{source}: not UTF-8 (byte 0x{raw[exc.start]:02x} on line {line})") from None
+        return cls.parse(_yaml(text, source), source)
 
     @classmethod
     def parse(cls, data: Any, source: str) -> Scenario:
@@ -138,11 +150,70 @@ class Scenario:
                 arguments = call.get("input") or {}
                 if not isinstance(arguments, dict):
                     raise fail(f"{at}.input", "expected a mapping")
+                where_not_json = _not_json(arguments, f"{at}.input")
+                if where_not_json:
+                    raise fail(*where_not_json)
                 calls.append(ScriptedCall(text(call.get("name"), f"{at}.name", required=True), arguments, at))
             turns.append(ScriptedTurn(text(turn.get("text"), f"{where}.text", required=False), tuple(calls)))
         if turns[-1].calls:
             raise fail(f"turns[{len(turns) - 1}]", "the last turn must make no tool calls (it ends the run)")
         return cls(source, prompt, tuple(turns))
+
+
+def _yaml(text: str, source: str) -> Any:
+    """``yaml.safe_load``, refusing aliases and deep nesting; every failure is one ``ScenarioError`` line."""
+    import yaml  # only scripted runs need it
+
+    class Refused(yaml.YAMLError):
+        def __init__(self, problem: str, mark: Any) -> None:
+            super().__init__(problem)
+            self.problem, self.problem_mark = problem, mark
+
+    class Loader(yaml.SafeLoader):
+        depth = 0
+
+        def compose_node(self, parent: Any, index: Any) -> Any:
+            if self.check_event(yaml.AliasEvent):
+                event = self.peek_event()
+                raise Refused(f"YAML aliases are not allowed (*{event.anchor}): write the value out", event.start_mark)
+            self.depth += 1
+            try:
+                if self.depth > MAX_DEPTH:
+                    raise Refused(f"nested deeper than {MAX_DEPTH} levels", self.peek_event().start_mark)
+                return super().compose_node(parent, index)
+            finally:
+                self.depth -= 1
+
+    loader = Loader(text)
+    try:
+        return loader.get_single_data()
+    except Refused as exc:
+        raise ScenarioError(f"{source}: line {exc.problem_mark.line + 1}: {exc.problem}") from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        at = f" (line {mark.line + 1})" if mark else ""
+        raise ScenarioError(f"{source}: not valid YAML{at}") from None
+    finally:
+        loader.dispose()
+
+
+def _not_json(value: Any, where: str) -> tuple[str, str] | None:
+    """(key path, problem) of the first value in ``value`` that JSON cannot carry; None if it is all JSON."""
+    stack = [(value, where)]  # a stack, not recursion: depth is bounded by the loader, this stays flat anyway
+    while stack:
+        item, at = stack.pop()
+        if isinstance(item, dict):
+            for key in item:
+                if not isinstance(key, str):
+                    return at, f"keys must be strings, not {type(key).__name__} ({key!r:.40})"
+            stack.extend(reversed([(inner, f"{at}.{key}") for key, inner in item.items()]))
+        elif isinstance(item, list):
+            stack.extend(reversed([(inner, f"{at}[{i}]") for i, inner in enumerate(item)]))
+        elif isinstance(item, float) and not math.isfinite(item):
+            return at, f"not a JSON number ({item})"
+        elif not isinstance(item, (str, int, float, bool)) and item is not None:
+            return at, f"not JSON data (YAML read it as a {type(item).__name__}; quote it to make it a string)"
+    return None
 
 
 class ScriptedModel:

@@ -330,10 +330,14 @@ def expand(spec: ServerSpec, environ: Mapping[str, str] = os.environ) -> ServerS
 def add_to(hub: Any, servers: Iterable[ServerConfig], connector: Any) -> None:
     """Make every configured server known to ``hub``: pending ones with ``connector(server)``, the rest with their reason."""
     for server in servers:
-        if server.state is State.PENDING:
-            hub.add(server.name, connector(server), server.spec)
-        else:
-            hub.add(server.name, _never, server.spec, state=server.state, error=ConfigError(server.reason))
+        hub.add(server.name, **entry(server, connector))
+
+
+def entry(server: ServerConfig, connector: Any) -> dict[str, Any]:
+    """What ``hub.add`` (or ``hub.replace``) takes for ``server``: a connector if it may start, else its state and reason."""
+    if server.state is State.PENDING:
+        return {"connector": connector(server), "spec": server.spec}
+    return {"connector": _never, "spec": server.spec, "state": server.state, "error": ConfigError(server.reason)}
 
 
 async def _never() -> Any:

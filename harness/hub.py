@@ -249,6 +249,29 @@ class Hub:
             self._set(replace(self._entries[name], state=State.PENDING), "reconnecting: asked to")
         return await self.connect(name)
 
+    async def remove(self, name: str, reason: str = "removed") -> None:
+        """Stop a server and forget it (s29: gone from the config). Its last change is ``closed``."""
+        entry = self._entries[name]
+        if entry.state is not State.CLOSED:
+            self._set(replace(entry, state=State.CLOSED), reason)
+        del self._entries[name]
+        if entry.client is not None:
+            await _close(entry.client)
+
+    async def replace(self, name: str, connector: Connector, spec: ServerSpec | None = None, *,
+                      state: State = State.PENDING, error: HarnessError | None = None, reason: str = "replaced") -> Entry:
+        """Stop a server and start over with a new connector and spec (s29: its config changed).
+
+        Like ``add``: the new entry is ``pending`` (connect it next), or off or broken with
+        its reason. The old connection is closed first, so a stdio server is never run twice.
+        """
+        old = self._entries[name]
+        if old.state not in (State.CLOSED, *OFF):
+            old = self._set(replace(old, state=State.CLOSED), reason)  # first, so the closing connection's own report is moot
+        if old.client is not None:
+            await _close(old.client)
+        return self._set(Entry(name, state, connector, spec, error=error), str(error) if error else "started again")
+
     async def promote(self, name: str, client: Client) -> Entry:
         """A ``needs-auth`` server signed in: its real client replaces the stand-in."""
         return await self._join(self._entries[name], client)

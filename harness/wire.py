@@ -27,7 +27,6 @@ Introduced by s23. Not handled here: HTTP-level events, binary payloads, frame s
 from __future__ import annotations
 
 import argparse
-import json
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path

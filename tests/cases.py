@@ -45,6 +45,7 @@ CASES = [
     Case("s26", kinds=("transcript", "frames")),
     Case("s27", kinds=("transcript", "frames")),
     Case("s28"),
+    Case("s29"),
 ]
 
 LESSONS = sorted(p.name for p in (ROOT / "lessons").iterdir() if (p / "code.py").is_file())

@@ -29,7 +29,7 @@ import subprocess
 import sys
 from collections import deque
 from collections.abc import AsyncIterator
-from contextlib import AsyncExitStack, asynccontextmanager, redirect_stderr
+from contextlib import AsyncExitStack, asynccontextmanager, redirect_stderr, redirect_stdout
 from pathlib import Path
 from typing import Any
 
@@ -49,7 +49,10 @@ def fault_option(parser: Any, example: str, servers: tuple[str, ...], transport:
     """``--fault SERVER:FLAG`` (repeatable): start one server with one of serve.py's fault switches.
 
     Each value is checked when the command line is parsed, by the server's own parser, so a
-    typo is a usage error (exit 2) naming the value, not a fault silently left out.
+    typo is a usage error (exit 2) naming the value, not a fault silently left out. The
+    transport and port are the lesson's to choose: a flag that changes them (``--port=1``,
+    or ``--tr=http``, which argparse reads as ``--transport``) is refused, and so is
+    ``--help``, which is no fault either.
     """
 
     def fault(value: str) -> str:
@@ -60,11 +63,14 @@ def fault_option(parser: Any, example: str, servers: tuple[str, ...], transport:
             raise argparse.ArgumentTypeError(f"'{value}': unknown server '{server}' (this lesson has {', '.join(servers)})")
         complaint = io.StringIO()
         try:
-            with redirect_stderr(complaint):
-                serve.parse(["--transport", transport, flag], server)
-        except SystemExit:
-            reason = complaint.getvalue().strip().splitlines()[-1].partition("error: ")[2]
+            with redirect_stderr(complaint), redirect_stdout(io.StringIO()):  # --help would print its usage
+                _, options = serve.parse(["--transport", transport, flag], server)
+        except SystemExit as exit:
+            lines = complaint.getvalue().strip().splitlines()
+            reason = lines[-1].partition("error: ")[2] if lines and exit.code else f"{flag} is not a fault flag"
             raise argparse.ArgumentTypeError(f"'{value}': {reason}") from None
+        if options.transport != transport or options.port != 0:
+            raise argparse.ArgumentTypeError(f"'{value}': the lesson sets the transport and port, not a fault flag")
         return value
 
     parser.add_argument("--fault", action="append", default=[], metavar="SERVER:FLAG", type=fault,

@@ -40,6 +40,7 @@ no SDK import, and stdio never imports uvicorn.
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import socket
 import sys
@@ -77,19 +78,49 @@ class Counters:
         self.malformed_pending = False
 
 
+def _whole(minimum: int, maximum: int | None = None) -> Any:
+    """An argparse type: a whole number in [minimum, maximum]."""
+    def check(value: str) -> int:
+        try:
+            number = int(value)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"'{value}' is not a whole number") from None
+        if number < minimum or (maximum is not None and number > maximum):
+            span = f"from {minimum} to {maximum}" if maximum is not None else f"{minimum} or more"
+            raise argparse.ArgumentTypeError(f"'{value}': must be {span}")
+        return number
+    return check
+
+
+def _seconds(value: str) -> float:
+    try:
+        number = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{value}' is not a number of seconds") from None
+    if not math.isfinite(number) or number < 0:
+        raise argparse.ArgumentTypeError(f"'{value}': must be 0 or more seconds")
+    return number
+
+
+def _name(value: str) -> str:
+    if not value:
+        raise argparse.ArgumentTypeError("expected a tool name")
+    return value
+
+
 def parse(argv: list[str], name: str | None = None) -> tuple[str, Options]:
     parser = argparse.ArgumentParser(prog=f"python -m mock_servers.{name or 'serve'}", description=__doc__.splitlines()[0])
     if name is None:
         parser.add_argument("server", choices=sorted(SERVERS), help="which catalog server to serve")
     parser.add_argument("--transport", required=True, choices=("stdio", "sse", "http"))
-    parser.add_argument("--port", type=int, default=0, help="TCP port for sse/http (0: the OS picks one)")
-    parser.add_argument("--crash-after", type=int, metavar="N")
-    parser.add_argument("--hang-on", metavar="TOOL")
+    parser.add_argument("--port", type=_whole(0, 65535), default=0, help="TCP port for sse/http (0: the OS picks one)")
+    parser.add_argument("--crash-after", type=_whole(0), metavar="N")
+    parser.add_argument("--hang-on", type=_name, metavar="TOOL")
     parser.add_argument("--noisy-stderr", action="store_true")
-    parser.add_argument("--exit-at-start", type=int, metavar="CODE")
+    parser.add_argument("--exit-at-start", type=_whole(0, 255), metavar="CODE")
     parser.add_argument("--malformed-stdout", action="store_true")
-    parser.add_argument("--slow-start", type=float, default=0.0, metavar="SECONDS")
-    parser.add_argument("--forget-sessions-after", type=int, metavar="N")
+    parser.add_argument("--slow-start", type=_seconds, default=0.0, metavar="SECONDS")
+    parser.add_argument("--forget-sessions-after", type=_whole(1), metavar="N")
     parser.add_argument("--ignore-eof", action="store_true")
     ns = parser.parse_args(argv)
     if ns.malformed_stdout and ns.transport != "stdio":

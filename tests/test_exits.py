@@ -299,6 +299,19 @@ def test_a_bad_fault_is_bad_usage_naming_the_value(lesson, fault, named):
     assert_bad_usage(run(lesson, "--fault", fault), named)
 
 
+@pytest.mark.parametrize(("lesson", "fault", "named"), [
+    ("s23", "docs:--help", "--help is not a fault flag"),  # was a traceback (argparse's help is no error line)
+    ("s23", "docs:--slow-start=nan", "must be 0 or more seconds"),  # was a crash of the server at start
+    ("s23", "docs:--exit-at-start=300", "must be from 0 to 255"),  # the exit code would wrap to 44
+    ("s23", "docs:--hang-on=", "expected a tool name"),
+    ("s23", "docs:--transport=http", "the lesson sets the transport and port"),  # was a stdio server speaking HTTP: a hang
+    ("s25", "deploy:--tr=sse", "the lesson sets the transport and port"),  # argparse reads --tr as --transport
+    ("s24", "docs:--port=1", "the lesson sets the transport and port"),
+])
+def test_a_fault_the_lesson_cannot_take_is_bad_usage(lesson, fault, named):
+    assert_bad_usage(run(lesson, "--fault", fault), fault, named)
+
+
 def test_a_token_store_that_is_a_file_is_bad_usage(tmp_path):
     store = tmp_path / "store"
     store.write_text("")

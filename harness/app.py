@@ -3,6 +3,7 @@
     python -m harness [--config FILE]... servers [--json]
     python -m harness [--config FILE]... tools [--json]
     python -m harness [--config FILE]... call TOOL [JSON_ARGS] [--json]
+    python -m harness [--config FILE]... chat (--scenario FILE | --live [--prompt TEXT]) [--workspace DIR]
 
 It reads the config you already have (``--config FILE``, repeatable, in any of the three
 formats; with none, Claude Code's scopes from the current folder: see ``harness.config``),
@@ -11,6 +12,12 @@ connects every enabled server at once (``Hub.connect_all``) and then:
     servers   each server: scope, transport, state, and its tools or why it has none
     tools     the pool a model would get: model-facing name, server, tool, description
     call      one tool by its model-facing name (mcp__server__tool), arguments as JSON
+    chat      the agent loop over those servers: the scripted model replaying a scenario
+              file, or the real model (--live, needs ANTHROPIC_API_KEY) on one prompt.
+              It prints the transcript the lessons print, every state change included;
+              servers that crash are reconnected with backoff (s28); with one --config
+              file, edits to it are applied between turns (s29). File tools are offered
+              only with --workspace DIR, and only inside DIR.
 
 ``--json`` prints data instead: ``servers`` a list of ``{name, scope, transport, state,
 error, tools}``; ``tools`` a list of ``{name, server, tool, description, annotations,
@@ -22,8 +29,8 @@ Exit codes: 0 done; 1 the tool reported an error, or the server it needs is not
 connected; 2 bad usage or a config that cannot be read; 130 Ctrl-C; 143 SIGTERM. Every
 server is stopped on every exit.
 
-Introduced with s27 (the config it reads). Not handled here yet: ``chat``, resources and
-prompts (s30), reload (s29).
+Introduced with s27 (the config it reads), ``chat`` with s29. Not handled here yet:
+resources and prompts (s30).
 """
 
 from __future__ import annotations
@@ -61,7 +68,28 @@ def parser() -> argparse.ArgumentParser:
     call.add_argument("tool", help="model-facing name, e.g. mcp__docs__search")
     call.add_argument("arguments", nargs="?", default="{}", help="the arguments as a JSON object (default: {})")
     call.add_argument("--json", action="store_true", help="print the result as JSON")
+    chat = commands.add_parser("chat", help="run the agent loop over your servers", description="run the agent loop over your servers")
+    how = chat.add_mutually_exclusive_group(required=True)
+    how.add_argument("--scenario", type=Path, metavar="FILE", help="replay this scenario with the scripted model (offline)")
+    how.add_argument("--live", action="store_true", help="use the real Anthropic API (needs ANTHROPIC_API_KEY)")
+    chat.add_argument("--prompt", help="the user prompt (with --live; default: read from the terminal or stdin)")
+    chat.add_argument("--model", help="live model name (default: $ANTHROPIC_MODEL, else the course's default)")
+    chat.add_argument("--workspace", type=_folder, metavar="DIR", help="offer the file tools, inside DIR only (default: no file tools)")
+    chat.add_argument("--max-turns", type=_positive, default=20, metavar="N", help="stop after this many model turns (default: 20)")
     return top
+
+
+def _folder(value: str) -> Path:
+    path = Path(value)
+    if not path.is_dir():
+        raise argparse.ArgumentTypeError(f"'{value}' is not a folder")
+    return path
+
+
+def _positive(value: str) -> int:
+    if not value.isdigit() or int(value) < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, got '{value}'")
+    return int(value)
 
 
 def main(argv: list[str] | None = None, out: TextIO | None = None, err: TextIO | None = None) -> int:
@@ -69,7 +97,11 @@ def main(argv: list[str] | None = None, out: TextIO | None = None, err: TextIO |
     args = parser().parse_args(argv)
     try:
         arguments = _arguments(args) if args.command == "call" else {}
-        servers = config.load(config.Paths(home=args.home, cwd=Path.cwd(), managed=args.managed), args.config)
+        paths = config.Paths(home=args.home, cwd=Path.cwd(), managed=args.managed)
+        servers = config.load(paths, args.config)
+        if args.command == "chat":
+            model, prompt = _chat_model(args)
+            return signals.run(lambda: _chat(args, paths, servers, model, prompt, out))
         return signals.run(lambda: _run(args, servers, arguments, out, err))
     except (UsageError, ConfigError) as exc:
         print(f"error: {exc}", file=err)
@@ -107,6 +139,65 @@ async def _run(args: argparse.Namespace, servers: list[config.ServerConfig], arg
         if args.command == "tools":
             return _tools(hub, names, args.json, out)
         return await _call(hub, names, args.tool, arguments, args.json, out)
+
+
+def _chat_model(args: argparse.Namespace) -> tuple[Any, str]:
+    from harness.model import Scenario, ScriptedModel, live_model
+
+    if args.live:
+        prompt = args.prompt
+        if prompt is None:
+            prompt = input("you> ") if sys.stdin.isatty() else sys.stdin.read()
+        if not prompt.strip():
+            raise UsageError("chat --live: the prompt is empty (give --prompt TEXT, or type one)")
+        return live_model(args.model), prompt
+    if args.prompt is not None or args.model is not None:
+        raise UsageError("--prompt and --model go with --live: the scripted model replays its scenario")
+    if not args.scenario.is_file():
+        raise UsageError(f"--scenario: no such file: {args.scenario}")
+    scenario = Scenario.load(args.scenario, str(args.scenario))
+    return ScriptedModel(scenario), scenario.prompt
+
+
+CHAT_SYSTEM = "You are a coding agent. Use the tools to answer; be brief."
+
+
+async def _chat(args: argparse.Namespace, paths: config.Paths, servers: list[config.ServerConfig], model: Any, prompt: str,
+                out: TextIO) -> int:
+    import anyio
+
+    from harness import lifecycle, pool, reload
+    from harness.connection import Connections
+    from harness.loop import run_agent
+    from harness.tools import Workspace
+    from harness.transcript import Transcript
+
+    transcript = Transcript(out)
+    builtins = Workspace(args.workspace).tools() if args.workspace else []
+    async with Connections(transcript) as conns, \
+            Hub(transcript, accept=naming.checker(transcript.warning, transcript.note), on_change=lifecycle.show(transcript)) as hub, \
+            anyio.create_task_group() as watching:
+
+        def connector(server: config.ServerConfig) -> Any:
+            return config.connector(server, conns, reconnect=lifecycle.Backoff())
+
+        config.add_to(hub, servers, connector)
+        await hub.connect_all()
+        rebuilt = pool.rebuilt(CHAT_SYSTEM, builtins, hub.clients, report=transcript.note)
+        if len(args.config) == 1:  # one file to watch: its edits apply between turns
+            reloader = reload.Reloader(hub, args.config[0], lambda: config.load(paths, args.config), servers, connector,
+                                       transcript, shown=str(args.config[0]))
+            watching.start_soon(reloader.run)
+
+            async def turn() -> Any:
+                await reloader.settled()
+                return rebuilt()
+
+            await run_agent(model, prompt, turn, transcript, args.max_turns)
+        else:
+            await run_agent(model, prompt, rebuilt, transcript, args.max_turns)
+        watching.cancel_scope.cancel()
+    return 0
 
 
 def _progress(err: TextIO) -> Any:

@@ -102,3 +102,61 @@ def test_without_config_the_scopes_are_read_from_the_working_folder(tmp_path):
     done = cli("--home", str(tmp_path / "home"), "--managed", str(tmp_path / "managed"), "servers", "--json", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert [(r["name"], r["scope"], r["state"]) for r in json.loads(done.stdout)] == [("docs", "project", "connected")]
+
+
+# --- chat -----------------------------------------------------------------------------------
+
+
+def scenario(path: Path, text: str) -> Path:
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_chat_replays_a_scenario_over_the_configured_servers(configs, tmp_path):
+    script = scenario(tmp_path / "chat.yaml", """\
+prompt: What do the docs say about hooks?
+turns:
+  - text: Searching the docs.
+    tool_calls:
+      - {name: mcp__docs__search, input: {query: hooks}}
+  - text: Hooks run shell commands.
+""")
+    done = cli("--config", str(configs["claude_desktop_config.json"]), "chat", "--scenario", str(script))
+    assert done.returncode == 0, done
+    assert "  <- hooks: Hooks run shell commands" in done.stdout
+    assert "state: docs: pending -> connected" in done.stdout and "read_file" not in done.stdout  # no --workspace: no file tools
+
+
+def test_chat_applies_an_edit_of_its_one_config_file_before_the_next_turn(tmp_path):
+    settings = tmp_path / "cline_mcp_settings.json"
+    settings.write_text(json.dumps({"mcpServers": {"docs": server("docs")}}), encoding="utf-8")
+    edited = json.dumps({"mcpServers": {"docs": server("docs"), "deploy": server("deploy")}})
+    script = scenario(tmp_path / "chat.yaml", f"""\
+prompt: Add the deploy server, then deploy web.
+turns:
+  - text: Adding it.
+    tool_calls:
+      - name: write_file
+        input: {{path: cline_mcp_settings.json, content: {json.dumps(edited)}}}
+  - text: Deploying.
+    tool_calls:
+      - {{name: mcp__deploy__trigger, input: {{service: web}}}}
+  - text: Done.
+""")
+    done = cli("--config", str(settings), "chat", "--scenario", str(script), "--workspace", str(tmp_path))
+    assert done.returncode == 0, done
+    assert f"note: reload {settings}: add deploy; unchanged docs" in done.stdout
+    assert "  <- dep-0001: deploying web to staging" in done.stdout
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["chat"], "error: one of the arguments --scenario --live is required"),
+    (["chat", "--scenario", "nope.yaml"], "error: --scenario: no such file: nope.yaml"),
+    (["chat", "--scenario", "x.yaml", "--prompt", "hi"], "error: --prompt and --model go with --live"),
+    (["chat", "--live", "--scenario", "x.yaml"], "error: argument --scenario: not allowed with argument --live"),
+    (["chat", "--scenario", "x.yaml", "--workspace", "/no/such/dir"], "error: argument --workspace: '/no/such/dir' is not a folder"),
+])
+def test_chat_usage_errors_are_one_line_and_exit_2(configs, argv, message, tmp_path):
+    (tmp_path / "x.yaml").write_text("prompt: hi\nturns: [{text: hi}]\n", encoding="utf-8")
+    done = cli("--config", str(configs["claude_desktop_config.json"]), *argv, cwd=tmp_path)
+    assert done.returncode == 2 and done.stderr.startswith(message) and done.stderr.count("\n") == 1, done

@@ -13,7 +13,11 @@ import io
 import json
 import logging
 import os
+import re
+import signal
 import stat
+import subprocess
+import sys
 from contextlib import asynccontextmanager
 from pathlib import Path
 
@@ -28,7 +32,7 @@ from harness.auth import Authorizer, NeedsAuth, TokenStore
 from harness.connection import Connections
 from harness.errors import ConfigError, ServerError, ToolError
 from harness.hub import Hub
-from harness.spec import ServerSpec, State
+from harness.spec import ServerSpec, State, Timeouts
 from harness.transcript import Transcript
 from mock_servers.protected import running
 
@@ -268,7 +272,7 @@ def test_a_restart_with_an_access_token_the_server_forgot_refreshes_instead_of_n
     scene(test, tmp_path)
 
 
-def test_a_refused_authorization_is_a_tool_error_and_stays_needs_auth(tmp_path):
+def test_a_refused_authorization_is_a_tool_error_and_stays_needs_auth(tmp_path, capfd):
     async def refusing_browser(url: str) -> None:
         from urllib.parse import parse_qs, urlsplit
 
@@ -287,6 +291,8 @@ def test_a_refused_authorization_is_a_tool_error_and_stays_needs_auth(tmp_path):
             assert isinstance(hub.clients["docs"], NeedsAuth)
 
     scene(test, tmp_path)
+    err = capfd.readouterr().err
+    assert "Traceback" not in err and "OAuth flow error" not in err, f"the SDK's log of our own error reached stderr:\n{err}"
 
 
 def test_server_that_is_down_is_failed_not_needs_auth(tmp_path):
@@ -403,3 +409,281 @@ def test_a_redirect_with_another_state_says_state_mismatch_and_never_shows_a_sta
             assert forged not in text, f"the forged state reached {where}"
 
     scene(test, tmp_path)
+
+
+# --- the store's identity and place --------------------------------------------------------
+
+
+def test_the_store_key_is_the_servers_stable_identity(tmp_path):
+    def key(url: str) -> str:
+        return TokenStore(tmp_path, "docs", url).path.name
+
+    assert key("http://127.0.0.1:8000/mcp") == key("HTTP://127.0.0.1:8000/mcp#x") == key(" http://127.0.0.1:8000/mcp")
+    assert key("https://Docs.Example/mcp") == key("https://docs.example:443/mcp")
+    assert key("http://127.0.0.1:8000/mcp") != key("http://127.0.0.1:8001/mcp"), "another endpoint, another file"
+    assert TokenStore(tmp_path, "docs", "http://a/mcp").path.name != TokenStore(tmp_path, "wiki", "http://a/mcp").path.name
+    assert auth.identity("https://docs.example") == "https://docs.example/"
+
+
+def test_the_default_store_is_per_user_state_never_the_workspace(tmp_path):
+    assert auth.default_store({"XDG_STATE_HOME": str(tmp_path)}) == tmp_path / "mcp-course" / "tokens"
+    assert auth.default_store({"HOME": str(tmp_path)}) == tmp_path / ".local" / "state" / "mcp-course" / "tokens"
+    env = {"XDG_STATE_HOME": str(tmp_path / "state")}
+    authz = Authorizer("docs", "http://127.0.0.1:1/mcp", None, Transcript())
+    assert authz.store.path.parent == auth.default_store(), "store_dir None means the per-user default"
+    from harness.tools import Workspace
+    assert auth.default_store(env).parent in Workspace(tmp_path, env=env).private
+
+
+def test_a_store_folder_is_made_0700_with_every_missing_parent(tmp_path):
+    store = TokenStore(tmp_path / "a" / "b" / "tokens", "docs", "http://127.0.0.1:1/mcp")
+    anyio.run(store.set_tokens, OAuthToken(access_token="at_1", expires_in=60))
+    for folder in (tmp_path / "a", tmp_path / "a" / "b", tmp_path / "a" / "b" / "tokens"):
+        assert stat.S_IMODE(folder.stat().st_mode) == 0o700, folder
+    assert stat.S_IMODE(store.path.stat().st_mode) == 0o600
+
+
+def test_a_temporary_store_is_private_and_gone_afterwards():
+    with auth.temporary_store() as folder:
+        assert stat.S_IMODE(folder.stat().st_mode) == 0o700
+        (folder / "docs-x.json").write_text("{}")
+    assert not folder.exists()
+
+
+# --- the sign-in has its own timeout --------------------------------------------------------
+
+
+def slow_browser(seconds: float):
+    async def browse(url: str) -> None:
+        await anyio.sleep(seconds)  # the simulated person, taking their time: the wait is the test's subject
+        await auth.auto_browser(url)
+
+    return browse
+
+
+async def never_back(url: str) -> None:
+    await anyio.sleep_forever()  # the person closed the tab
+
+
+def test_the_browser_step_is_not_cut_by_the_connect_timeout(tmp_path):
+    timeouts = Timeouts(connect=0.5, auth=20)
+
+    async def test(s: Scene):
+        async with Connections(s.transcript, timeouts=timeouts) as conns, s.authorizer(browser=slow_browser(1.5), timeouts=timeouts) as authz:
+            hub = Hub(s.transcript)
+            assert await connect_docs(s, conns, authz, hub) == "needs-auth"
+            answer = (await hub.clients["docs"].call_tool("authenticate", {})).text()
+            assert answer.startswith("Authorized 'docs'"), answer
+
+    scene(test, tmp_path)
+
+
+def test_a_sign_in_that_takes_too_long_names_the_auth_timeout_and_how_to_change_it(tmp_path, capfd):
+    timeouts = Timeouts(connect=0.5, auth=1.5, settings={"auth": "--auth-timeout SECONDS"})
+
+    async def test(s: Scene):
+        async with Connections(s.transcript, timeouts=timeouts) as conns, s.authorizer(browser=never_back, timeouts=timeouts) as authz:
+            hub = Hub(s.transcript)
+            await connect_docs(s, conns, authz, hub)
+            started = anyio.current_time()
+            with pytest.raises(ToolError) as info:
+                await hub.clients["docs"].call_tool("authenticate", {})
+            waited = anyio.current_time() - started
+            assert str(info.value) == ("server 'docs': authorization failed: sign-in not finished within 1.5 s "
+                                       "(auth timeout; change it with --auth-timeout SECONDS)"), info.value
+            assert 1.5 <= waited < 10, f"expected the auth timeout (1.5 s) to end it, not the connect timeout: {waited:.1f} s"
+            assert isinstance(hub.clients["docs"], NeedsAuth), "still needs-auth: the model may try again"
+
+    scene(test, tmp_path)
+    err = capfd.readouterr().err
+    assert "Traceback" not in err, err
+
+
+def test_the_default_auth_timeout_says_where_to_change_it():
+    authz = Authorizer("docs", "http://127.0.0.1:1/mcp", Path("/nonexistent"), Transcript())
+    assert authz.timeouts.auth == 300 and "Timeouts(auth=" in authz.timeouts.explain("auth")
+
+
+def test_the_connect_timeout_still_bounds_the_rest_of_the_handshake():
+    """The clock stops only for the person: a server that never answers initialize is still cut by connect."""
+    class Silent:
+        async def initialize(self):
+            await anyio.sleep_forever()
+
+    async def main():
+        with anyio.fail_after(10), pytest.raises(TimeoutError):  # fail_after: a bound on the test itself, far above 0.2 s
+            await auth.handshake(Silent(), Timeouts(connect=0.2))
+
+    anyio.run(main)
+
+
+# --- the protected server's metadata checks Host and Origin -------------------------------------
+
+
+def test_the_resource_metadata_checks_host_and_origin(tmp_path):
+    async def test(s: Scene):
+        prm = s.url.replace("/mcp", "/.well-known/oauth-protected-resource/mcp")
+        async with httpx2.AsyncClient() as http:
+            assert (await http.get(prm)).status_code == 200
+            assert (await http.get(prm, headers={"Host": "evil.example"})).status_code == 421
+            assert (await http.get(prm, headers={"Origin": "https://evil.example"})).status_code == 403
+            metadata = f"{s.server.issuer}/.well-known/oauth-authorization-server"
+            assert (await http.get(metadata, headers={"Host": "evil.example"})).status_code == 421
+
+    scene(test, tmp_path)
+
+
+# --- s26 as a user runs it: twice, with --workspace, interrupted --------------------------------
+
+RUN_TIMEOUT = 90  # seconds for one s26 run; about 3 s on an idle machine, 10 s on a busy 2-core one
+UNRESERVED_RUN = re.compile(r"[A-Za-z0-9._~-]{43,}")  # a PKCE verifier, a state or a challenge: 43+ such characters
+
+
+def s26(*args: str, env: dict[str, str] | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    """``python lessons/s26/code.py ARGS``, from the repository root, with the course's fixed environment."""
+    from conftest import ROOT
+
+    full = {**os.environ, "PYTHONHASHSEED": "0", "PYTHONUTF8": "1", **(env or {})}
+    full = {k: v for k, v in full.items() if not k.startswith("ANTHROPIC_")}
+    return subprocess.run([sys.executable, str(ROOT / "lessons/s26/code.py"), *args], cwd=cwd or ROOT, env=full,
+                          capture_output=True, text=True, timeout=RUN_TIMEOUT)
+
+
+def stored_secrets(store: Path) -> set[str]:
+    """Every secret in a token store folder: the client's files and the authorization server's tables."""
+    found: set[str] = set()
+
+    def walk(value) -> None:
+        if isinstance(value, dict):
+            for k, v in value.items():
+                if k in ("access_token", "refresh_token", "client_secret") and isinstance(v, str):
+                    found.add(v)
+                if isinstance(k, str) and k.startswith(("at_", "rt_", "code_")):
+                    found.add(k)  # the server's tables are keyed by the token itself
+                walk(v)
+        elif isinstance(value, list):
+            for v in value:
+                walk(v)
+        elif isinstance(value, str) and value.startswith(("at_", "rt_", "code_", "cs_")):
+            found.add(value)
+
+    for file in store.rglob("*.json"):
+        walk(json.loads(file.read_text()))
+    return found
+
+
+def test_a_second_run_with_the_same_token_store_does_not_sign_in(tmp_path):
+    store = tmp_path / "store"
+    first = s26("--token-store", str(store), "--deterministic")
+    assert first.returncode == 0, first.stdout + first.stderr
+    assert "note: docs: needs-auth" in first.stdout and first.stdout.count("/authorize?") == 2, first.stdout
+    files = sorted(p.name for p in store.glob("*.json"))
+    second = s26("--token-store", str(store), "--deterministic")
+    assert second.returncode == 0, second.stdout + second.stderr
+    out = second.stdout
+    assert "note: docs: connected" in out and "needs-auth" not in out, f"expected docs connected from the store\n{out}"
+    assert "/authorize" not in out and "/register" not in out and "authenticate" not in out, f"expected no sign-in\n{out}"
+    assert "signed_in.yaml" in out and "<- docs 1.4.2" in out and "<- published 'Permissions FAQ'" in out, out
+    assert "grant_type=refresh_token" in out.split("an hour passes")[1], "an hour later the stored token is refreshed"
+    assert sorted(p.name for p in store.glob("*.json")) == files, "the same store file, no second one"
+    server = json.loads((store / "server" / "oauth.json").read_text())
+    assert len(server["clients"]) == 1, "the authorization server kept the one registration"
+    for folder in (store, store / "server"):
+        assert stat.S_IMODE(folder.stat().st_mode) == 0o700, folder
+    assert all(stat.S_IMODE(p.stat().st_mode) == 0o600 for p in (*store.glob("*.json"), store / "server" / "oauth.json"))
+
+
+def test_token_lifetime_sets_the_servers_lifetime_and_the_refresh_margin(tmp_path):
+    done = s26("--token-lifetime", "60", "--deterministic")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "(expires in 60 s, scope docs:read)" in done.stdout
+    assert "access tokens live 60 s; the harness refreshes one with 30 s or less left" in done.stdout
+    assert "grant_type=refresh_token" in done.stdout.split("an hour passes")[1]
+    for bad in ("0", "-5", "soon"):
+        refused = s26("--token-lifetime", bad)
+        assert refused.returncode == 2 and "--token-lifetime" in refused.stderr and "Traceback" not in refused.stderr, refused.stderr
+
+
+@pytest.mark.parametrize("store_kind", ["given", "default"])
+def test_no_token_secret_or_verifier_reaches_a_transcript_frames_or_the_workspace(tmp_path, store_kind):
+    workspace, frames, temp = tmp_path / "ws", tmp_path / "frames.jsonl", tmp_path / "tmp"
+    workspace.mkdir()
+    temp.mkdir()
+    # TMPDIR: the default store is a temp folder, here one the test can check; HOME and
+    # XDG_STATE_HOME: nothing may land in the user's state either.
+    env = {"TMPDIR": str(temp), "HOME": str(tmp_path / "home"), "XDG_STATE_HOME": str(tmp_path / "state")}
+    store = tmp_path / "store"
+    extra = ("--token-store", str(store)) if store_kind == "given" else ()
+    runs = [s26("--workspace", str(workspace), "--frames", str(frames), *extra, env=env)]
+    texts = [runs[0].stdout, runs[0].stderr, frames.read_text()]
+    secrets = stored_secrets(store) if store_kind == "given" else set()
+    if store_kind == "given":
+        runs.append(s26("--workspace", str(workspace), "--frames", str(frames), *extra, env=env))  # the signed-in run
+        texts += [runs[1].stdout, runs[1].stderr, frames.read_text()]
+        secrets |= stored_secrets(store)
+        assert len(secrets) >= 8, f"the scan needs real secrets to look for, found {len(secrets)}"
+    for run in runs:
+        assert run.returncode == 0, run.stdout + run.stderr
+    for text in texts:
+        leaked = sorted(v[:6] + "..." for v in secrets if v in text)
+        assert not leaked, f"secrets in an output: {leaked}"
+        assert not UNRESERVED_RUN.search(text), f"a verifier-like string in an output: {UNRESERVED_RUN.search(text).group()[:12]}..."
+        assert not re.search(r"\b(at|rt|cs|code)_[A-Za-z0-9_-]{30,}", text), "a raw token, secret or code in an output"
+        assert "Bearer at_" not in text and str(store) not in text and str(temp) not in text, "a credential or the store's path"
+    assert list(workspace.iterdir()) == [], f"the run left files in the workspace: {list(workspace.iterdir())}"
+    assert list(temp.iterdir()) == [], f"a temporary file or store outlived the run: {list(temp.iterdir())}"
+    assert not (tmp_path / "home").exists() and not (tmp_path / "state").exists(), "nothing goes to the user's home or state"
+
+
+def test_the_model_cannot_read_list_or_plant_tokens_even_with_the_workspace_above_the_store(tmp_path):
+    """--workspace W --token-store W/store, and the per-user state under W too: every file tool refuses them."""
+    state = tmp_path / "state"
+    (state / "mcp-course" / "tokens").mkdir(parents=True)
+    (state / "mcp-course" / "tokens" / "docs-planted.json").write_text('{"tokens": {"token": {"access_token": "at_home_secret_value_0123456789"}}}')
+    scenario = tmp_path / "probe.yaml"
+    scenario.write_text(
+        "prompt: Show me the tokens.\n"
+        "turns:\n"
+        "  - tool_calls:\n"
+        "      - name: mcp__docs__authenticate\n"
+        "  - tool_calls:\n"
+        "      - {name: list_dir, input: {path: store}}\n"
+        "      - {name: read_file, input: {path: store/server/oauth.json}}\n"
+        "      - {name: write_file, input: {path: store/planted.json, content: '{}'}}\n"
+        "      - {name: read_file, input: {path: state/mcp-course/tokens/docs-planted.json}}\n"
+        "      - {name: read_file, input: {path: ./store/../store/server/ports.json}}\n"
+        "  - text: done\n")
+    env = {"XDG_STATE_HOME": str(state), "HOME": str(tmp_path / "home")}
+    done = s26("--workspace", str(tmp_path), "--token-store", str(tmp_path / "store"), "--scenario", str(scenario), "--deterministic", env=env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    refusals = [line for line in done.stdout.splitlines() if line.startswith("  <! ")]
+    assert len(refusals) == 5 and all("private state" in line for line in refusals), "\n".join(refusals) or done.stdout
+    assert not (tmp_path / "store" / "planted.json").exists(), "a refused write must not write"
+    assert "at_home_secret" not in done.stdout and not stored_secrets(tmp_path / "store") & set(re.findall(r"\S+", done.stdout))
+
+
+@pytest.mark.parametrize("moment", ["listening at", "-> mcp__docs__authenticate", "authorize in the browser", "saved access token"])
+def test_ctrl_c_during_the_oauth_setup_exits_130_with_one_line(moment):
+    """SIGINT once a line shows the moment has come: the signal lands in or just after that step."""
+    from conftest import ROOT
+
+    env = {**os.environ, "PYTHONHASHSEED": "0", "PYTHONUTF8": "1"}
+    process = subprocess.Popen([sys.executable, "lessons/s26/code.py"], cwd=ROOT, env=env, stdin=subprocess.DEVNULL,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        lines = []
+        for line in process.stdout:  # ends at EOF if the moment never comes (the run finished: the test fails below)
+            lines.append(line)
+            if moment in line:
+                process.send_signal(signal.SIGINT)
+                break
+        out, err = process.communicate(timeout=RUN_TIMEOUT)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    stdout = "".join(lines) + out
+    assert any(moment in line for line in lines), f"the run never reached {moment!r}:\n{stdout}"
+    assert process.returncode == 130, f"expected exit 130, got {process.returncode}\n{stdout}\n{err}"
+    assert stdout.splitlines()[-1] == "error: interrupted", stdout
+    assert stdout.count("error: ") == 1 and "Traceback" not in stdout + err and err == "", f"expected one line and a quiet stderr\n{err}"

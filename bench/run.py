@@ -11,6 +11,9 @@ What it measures, each section side by side in the same run:
               another, all at once, the SDK's ClientSessionGroup, and Hub.connect_all; the
               floor is the servers' own start-up CPU (from /proc) spread over the cores
     close     20 connected stdio servers stopped, and how many processes are left 1 s later
+    cli       the user CLI's `servers` on a config of 20 stdio servers, from a cold
+              interpreter, beside a plain asyncio.gather of SDK sessions on the same file
+              (bench/gather_sdk.py); and the servers left running after each exits
     pool      one turn's pool for 50 servers x 40 tools (2,000 tools)
     lessons   each lesson's wall time from a cold interpreter; `python -c "import mcp"` is the floor
 
@@ -56,7 +59,7 @@ from mock_servers.launch import serve_http  # noqa: E402
 ARGS = {"query": "mcp"}
 SERVER_ARGS = ("-m", "mock_servers.docs", "--transport", "stdio")
 TICK = os.sysconf("SC_CLK_TCK")
-SECTIONS = ("call", "memory", "connect", "close", "pool", "lessons")
+SECTIONS = ("call", "memory", "connect", "close", "cli", "pool", "lessons")
 
 
 def stdio_spec(name: str = "docs") -> ServerSpec:
@@ -333,6 +336,49 @@ def bench_pool(rounds: int) -> list[dict[str, Any]]:
             {"section": "pool", "case": "50 servers x 40 tools", "contender": "nothing changed", "value": round(warm_ms, 2), "unit": "ms/turn", "ratio": round(warm_ms / cold_ms, 2)}]
 
 
+def bench_cli(rounds: int, n: int = 20) -> list[dict[str, Any]]:
+    import tempfile
+    import uuid
+
+    mark = uuid.uuid4().hex  # in every server's environment, to find any left behind
+    env = {**os.environ, "PYTHONHASHSEED": "0", "PYTHONUTF8": "1"}
+    entry = {"command": sys.executable, "args": list(SERVER_ARGS), "cwd": str(ROOT), "env": {"BENCH_MARK": mark}}
+    with tempfile.TemporaryDirectory() as folder:
+        config = Path(folder) / "claude_desktop_config.json"
+        config.write_text(json.dumps({"mcpServers": {f"docs{i}": entry for i in range(n)}}), encoding="utf-8")
+        commands = {
+            "asyncio.gather of SDK sessions (baseline)": [sys.executable, "bench/gather_sdk.py", str(config)],
+            "CLI `servers` (Hub.connect_all, 3 at once)": [sys.executable, "-m", "harness", "--config", str(config), "servers"],
+        }
+
+        def wall(argv: list[str]) -> float:
+            start = time.perf_counter()
+            done = subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+            took = time.perf_counter() - start
+            if done.returncode != 0 or done.stdout.count("connected") != n:
+                raise SystemExit(f"bench cli: {argv[1]} failed: {done.stderr[-500:]}")
+            return took
+
+        results: dict[str, list[float]] = {name: [] for name in commands}
+        for r in range(rounds):
+            for name in rotated(list(commands), r):
+                results[name].append(wall(commands[name]))
+        time.sleep(1)
+        left = 0
+        for environ in Path("/proc").glob("[0-9]*/environ"):
+            try:
+                left += mark.encode() in environ.read_bytes()
+            except OSError:
+                continue
+    base = median_of_medians(next(iter(results.values())))
+    rows = [{"section": "cli", "case": f"{n} stdio servers, cold interpreter", "contender": name,
+             "value": round(median_of_medians(v), 2), "unit": "s", "ratio": round(median_of_medians(v) / base, 2)}
+            for name, v in results.items()]
+    rows.append({"section": "cli", "case": "servers left 1 s after every run", "contender": "both",
+                 "value": left, "unit": "processes", "ratio": None})
+    return rows
+
+
 def bench_lessons(rounds: int) -> list[dict[str, Any]]:
     env = {**os.environ, "PYTHONHASHSEED": "0", "PYTHONUTF8": "1"}
 
@@ -397,6 +443,8 @@ def main(argv: list[str] | None = None) -> int:
         rows += anyio.run(bench_connect, args.rounds, tuple(int(n) for n in args.sizes.split(",")))
     if "close" in only:
         rows += anyio.run(bench_close, args.rounds)
+    if "cli" in only:
+        rows += bench_cli(args.rounds)
     if "pool" in only:
         rows += bench_pool(args.rounds)
     if "lessons" in only:

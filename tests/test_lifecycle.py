@@ -268,6 +268,20 @@ def test_a_server_hanging_at_start_costs_only_its_own_connect_timeout_and_its_er
     anyio.run(main)
 
 
+@pytest.mark.usefixtures("no_process_left")
+def test_a_tools_list_that_never_comes_fails_the_connect_naming_the_list_timeout():
+    spec = ServerSpec("slow", "stdio", command=sys.executable, args=("tests/servers/slow_list.py", "60"), cwd=str(ROOT))
+    timeouts = Timeouts(connect=20, list=0.5, exit_grace=0.2, kill_grace=1, settings={"list": "--list-timeout"})
+
+    async def main():
+        async with Connections(timeouts=timeouts) as conns:
+            with pytest.raises(ServerError) as caught:
+                await conns.open(spec)
+        assert "no answer to tools/list within 0.5 s (list timeout; change it with --list-timeout)" in str(caught.value)
+
+    anyio.run(main)
+
+
 # --- limits per kind ----------------------------------------------------------------------
 
 

@@ -27,8 +27,12 @@ headers are kept as written and expanded by ``expand`` each time the server is s
 so a respawn sees the environment of then. A variable that is missing, with no default,
 fails that server alone, naming the variable.
 
-Introduced by s27. Not handled here: project-server approval (Claude Code asks before
-using a ``.mcp.json`` server), Cline's remote config, writing files (s29), ``headersHelper``.
+A server from a ``.mcp.json`` runs only once the user approved it for that project, as in
+Claude Code (``enabledMcpjsonServers`` in ``~/.claude.json``): opening a cloned repository
+must never start its programs. Files given explicitly (``--config``) need no approval.
+
+Introduced by s27. Not handled here: Cline's remote config, writing files (s29),
+``headersHelper``.
 """
 
 from __future__ import annotations
@@ -232,8 +236,35 @@ def _scoped(paths: Paths) -> list[ServerConfig]:
         if project.is_file():
             found += parse_servers(read_json(project, str(project)).get("mcpServers"), "project", str(project), "claude-code")
     local = (user.get("projects") or {}).get(str(cwd)) or {}
-    found += parse_servers(local.get("mcpServers") if isinstance(local, dict) else None, "local", "~/.claude.json", "claude-code")
-    return _merge(found)
+    local = local if isinstance(local, dict) else {}
+    found += parse_servers(local.get("mcpServers"), "local", "~/.claude.json", "claude-code")
+    return [_approved(server, local) if server.scope == "project" else server for server in _merge(found)]
+
+
+def _approved(server: ServerConfig, project: Mapping[str, Any]) -> ServerConfig:
+    """A ``.mcp.json`` server runs only once the user approved it for this project (Claude Code's rule).
+
+    A cloned repository must not start programs by being opened. The answers live in
+    ``~/.claude.json`` under ``projects[<cwd>]``: ``disabledMcpjsonServers`` (rejected, and
+    this wins), ``enabledMcpjsonServers``, or ``enableAllProjectMcpServers: true``.
+    An unanswered server is listed ``blocked`` with how to approve it, a rejected one
+    ``disabled``; neither is started.
+    """
+    if server.state is not State.PENDING:
+        return server
+    def named(key: str) -> bool:
+        names = project.get(key)
+        return isinstance(names, list) and _plain(server.name) in {_plain(str(n)) for n in names}
+    if named("disabledMcpjsonServers"):
+        return replace(server, state=State.DISABLED, reason="rejected for this project (disabledMcpjsonServers in ~/.claude.json)")
+    if named("enabledMcpjsonServers") or project.get("enableAllProjectMcpServers") is True:
+        return server
+    return replace(server, state=State.BLOCKED, reason=(
+        "a project server not approved yet: add it to enabledMcpjsonServers for this project in ~/.claude.json"))
+
+
+def _plain(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_-]", "_", name)  # names compare as the model would see them (Claude Code does the same)
 
 
 def _merge(servers: Iterable[ServerConfig]) -> list[ServerConfig]:

@@ -97,11 +97,19 @@ def test_a_config_that_is_not_json_is_exit_2_naming_the_file(tmp_path):
     assert done.returncode == 2 and f"{broken}: not valid JSON" in done.stderr and "Traceback" not in done.stderr, done
 
 
-def test_without_config_the_scopes_are_read_from_the_working_folder(tmp_path):
+def test_without_config_the_scopes_are_read_from_the_working_folder_and_project_servers_need_approval(tmp_path):
     (tmp_path / ".mcp.json").write_text(json.dumps({"mcpServers": {"docs": server("docs")}}), encoding="utf-8")
-    done = cli("--home", str(tmp_path / "home"), "--managed", str(tmp_path / "managed"), "servers", "--json", cwd=tmp_path)
+    home = tmp_path / "home"
+    home.mkdir()
+    argv = ("--home", str(home), "--managed", str(tmp_path / "managed"), "servers", "--json")
+    done = cli(*argv, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
-    assert [(r["name"], r["scope"], r["state"]) for r in json.loads(done.stdout)] == [("docs", "project", "connected")]
+    [row] = json.loads(done.stdout)
+    assert (row["name"], row["scope"], row["state"]) == ("docs", "project", "blocked") and "enabledMcpjsonServers" in row["error"]
+    approved = {"projects": {str(tmp_path.resolve()): {"enabledMcpjsonServers": ["docs"]}}}
+    (home / ".claude.json").write_text(json.dumps(approved), encoding="utf-8")
+    done = cli(*argv, cwd=tmp_path)
+    assert [(r["name"], r["state"]) for r in json.loads(done.stdout)] == [("docs", "connected")]
 
 
 # --- chat -----------------------------------------------------------------------------------

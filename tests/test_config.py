@@ -105,6 +105,25 @@ def test_local_beats_project_beats_user_and_the_closer_project_file_wins(tmp_pat
         "a": ("local-a", "local"), "b": ("outer-b", "project"), "c": ("user-c", "user"), "d": ("inner-d", "project")}
 
 
+@pytest.mark.parametrize(("answers", "state", "why"), [
+    ({}, State.BLOCKED, "not approved yet"),
+    ({"enabledMcpjsonServers": ["my.docs"]}, State.PENDING, ""),  # names compare as normalized: my.docs is my_docs
+    ({"enableAllProjectMcpServers": True}, State.PENDING, ""),
+    ({"enableAllProjectMcpServers": True, "disabledMcpjsonServers": ["my_docs"]}, State.DISABLED, "rejected"),
+])
+def test_a_project_server_runs_only_once_approved_and_a_rejection_wins(tmp_path, answers, state, why):
+    p = paths(tmp_path)
+    write(tmp_path / "home" / ".claude.json", {"projects": {str(p.cwd.resolve()): answers}})
+    write(p.cwd / ".mcp.json", {"mcpServers": {"my_docs": STDIO}})
+    [server] = config.load(p)
+    assert server.state is state and why in server.reason
+
+
+def test_files_given_explicitly_need_no_approval(tmp_path):
+    f = write(tmp_path / ".mcp.json", {"mcpServers": {"docs": STDIO}})
+    assert [s.state for s in config.load(paths(tmp_path), [f])] == [State.PENDING]
+
+
 def test_an_enterprise_file_is_exclusive(tmp_path):
     p = paths(tmp_path)
     write(tmp_path / "home" / ".claude.json", {"mcpServers": {"mine": STDIO}})

@@ -23,6 +23,7 @@ import hashlib
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 
+from harness import echo
 from harness.errors import NameCollision
 from harness.mcp_client import Client, Pair
 
@@ -77,11 +78,11 @@ def assign(pairs: Iterable[Pair]) -> NameMap:
     owner: dict[str, Pair] = {}
     for pair in pairs:
         if pair in forward:
-            raise NameCollision(f"server '{pair[0]}' lists tool '{pair[1]}' twice")
+            raise NameCollision(f"server {echo.name(pair[0])} lists tool {echo.name(pair[1])} twice")
         name = tool_name(*pair)
         if name in owner:
             (s1, t1), (s2, t2) = owner[name], pair
-            raise NameCollision(f"'{name}' would name both server '{s1}' tool '{t1}' and server '{s2}' tool '{t2}'")
+            raise NameCollision(f"'{name}' would name both server {echo.name(s1)} tool {echo.name(t1)} and server {echo.name(s2)} tool {echo.name(t2)}")
         forward[pair], owner[name] = name, pair
     return NameMap(forward)
 
@@ -103,8 +104,8 @@ def checker(warn: Callable[[str], None], note: Callable[[str], None]) -> Callabl
             reported.add(pair)
             if pair in cut:
                 full = len(f"mcp__{normalize(pair[0])}__{normalize(pair[1])}")
-                warn(f"'{pair[0]}' tool '{pair[1]}': name is {full} characters, over {MAX_NAME}; using '{cut[pair]}'")
+                warn(f"{echo.name(pair[0])} tool {echo.name(pair[1])}: name is {full} characters, over {MAX_NAME}; using '{cut[pair]}'")
             if names[pair] != f"mcp__{pair[0]}__{pair[1]}":
-                note(f"{names[pair]} -> server '{pair[0]}' tool '{pair[1]}'")
+                note(f"{names[pair]} -> server {echo.name(pair[0])} tool {echo.name(pair[1])}")
 
     return accept

@@ -35,10 +35,12 @@ from dataclasses import dataclass
 
 from collections.abc import Callable, Sequence
 
-from harness import naming
+from harness import echo, naming
 from harness.loop import PoolSource, Turn
 from harness.mcp_client import Client, Namer, agent_tools
 from harness.tools import Tool
+
+DESCRIBED = 300  # characters of a description on the "the model sees" lines
 
 
 @dataclass(frozen=True)
@@ -109,8 +111,13 @@ def _count(n: int, noun: str) -> str:
 
 
 def describe(tools: Iterable[Tool]) -> str:
-    """One line per tool, as the model reads it: name and description."""
-    return "\n".join(f"{t.name}: {t.description}" for t in tools)
+    """One line per tool: name and description, the description shown safely (``harness.echo``).
+
+    A server's description may run to paragraphs and hold control or bidi characters; on
+    the terminal it is escaped onto one line and cut at ``DESCRIBED`` characters with the
+    cut stated. The model gets it whole.
+    """
+    return "\n".join(f"{t.name}: {echo.line(t.description, DESCRIBED)}" for t in tools)
 
 
 def rebuilt(base: str, builtins: Sequence[Tool], clients: Mapping[str, Client], report: Callable[[str], None] | None = None) -> Callable[[], Turn]:

@@ -127,3 +127,26 @@ def test_reverse_map_does_not_split_on_double_underscore():
 def test_shortened_lists_only_cut_names():
     mapping = assign([("docs", "search"), ("srv", "z" * 90)])
     assert list(mapping.shortened()) == [("srv", "z" * 90)]
+
+
+def test_collision_messages_show_hostile_names_escaped():
+    with pytest.raises(NameCollision) as caught:
+        assign([("s", "a\u202e"), ("s", "a\n")])
+    assert str(caught.value) == "'mcp__s__a_' would name both server 's' tool 'a\\u202e' and server 's' tool 'a\\n'"
+    with pytest.raises(NameCollision) as caught:
+        assign([("s", "x" * 1000), ("s", "x" * 1000)])
+    assert str(caught.value) == "server 's' lists tool '" + "x" * 128 + "...' (cut: 1000 characters) twice"
+
+
+def test_checker_notes_show_hostile_names_escaped():
+    from harness.naming import checker
+
+    lines = []
+    checker(lines.append, lines.append)({"s": _Client("s", "go\u202eexe", "t" * 90)})
+    assert lines[0] == "mcp__s__go_exe -> server 's' tool 'go\\u202eexe'"
+    assert lines[1].startswith("'s' tool '" + "t" * 90 + "': name is 98 characters, over 64; using 'mcp__s__"), lines[1]
+
+
+class _Client:
+    def __init__(self, name, *tools):
+        self.name, self.tools = name, [{"name": t} for t in tools]

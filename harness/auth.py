@@ -196,9 +196,12 @@ class TokenStore:
         saved = self._read().get("tokens")
         if not saved:
             return None
-        token = OAuthToken.model_validate(saved["token"])
-        if saved.get("expires_at") is not None:  # the lifetime left now, not the one granted then
-            token.expires_in = max(0, int(saved["expires_at"] - self.clock()))
+        try:
+            token = OAuthToken.model_validate(saved["token"])
+            if saved.get("expires_at") is not None:  # the lifetime left now, not the one granted then
+                token.expires_in = max(0, int(saved["expires_at"] - self.clock()))
+        except (KeyError, TypeError, ValueError):  # ValidationError is a ValueError; never quote the content
+            raise ConfigError(f"{self.shown}: 'tokens' is not in the expected shape; delete the file to sign in again") from None
         return token
 
     async def set_tokens(self, tokens: OAuthToken, discovered: dict[str, Any] | None = None) -> None:
@@ -214,7 +217,10 @@ class TokenStore:
 
     async def get_client_info(self) -> OAuthClientInformationFull | None:
         saved = self._read().get("client")
-        return OAuthClientInformationFull.model_validate(saved) if saved else None
+        try:
+            return OAuthClientInformationFull.model_validate(saved) if saved else None
+        except ValueError:
+            raise ConfigError(f"{self.shown}: 'client' is not in the expected shape; delete the file to sign in again") from None
 
     async def set_client_info(self, client_info: OAuthClientInformationFull) -> None:
         self._write({**self._read(), "client": client_info.model_dump(mode="json", exclude_none=True)})
@@ -429,13 +435,16 @@ class Authorizer:
         self._tg = await anyio.create_task_group().__aenter__()
         try:
             return await self._start()
-        except BaseException as exc:  # leave the task group in this task, or anyio's cancel scopes tangle
+        except BaseException:  # leave the task group in this task, or anyio's cancel scopes tangle
             self._tg.cancel_scope.cancel()
-            await self._tg.__aexit__(type(exc), exc, exc.__traceback__)
+            # Exit it clean (its callback task is cancelled), then raise the error bare: handed
+            # to __aexit__, it would come back wrapped in an exception group.
+            await self._tg.__aexit__(None, None, None)
             raise
 
     async def _start(self) -> Authorizer:
         assert self._tg is not None
+        await self.store.get_tokens()  # a damaged store is one clear error now, not a failure deep in a request
         stored = await self.store.get_client_info()
         preferred = stored.redirect_uris[0].port if stored and stored.redirect_uris else 0
         await self.callback.serve(preferred or 0, self._tg)

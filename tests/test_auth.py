@@ -687,3 +687,16 @@ def test_ctrl_c_during_the_oauth_setup_exits_130_with_one_line(moment):
     assert process.returncode == 130, f"expected exit 130, got {process.returncode}\n{stdout}\n{err}"
     assert stdout.splitlines()[-1] == "error: interrupted", stdout
     assert stdout.count("error: ") == 1 and "Traceback" not in stdout + err and err == "", f"expected one line and a quiet stderr\n{err}"
+
+
+@pytest.mark.parametrize("content", ['{"tokens": "x"}', '{"tokens": {"token": {"token_type": 3}}}', '{"client": {"redirect_uris": 5}}', "[]"])
+def test_a_store_file_of_the_wrong_shape_is_one_config_error_when_the_authorizer_starts(tmp_path, content):
+    url = "http://127.0.0.1:1/mcp"
+    TokenStore(tmp_path, "docs", url).path.write_text(content)
+
+    async def main():
+        async with Authorizer("docs", url, tmp_path, Transcript()):
+            pass
+
+    with pytest.raises(ConfigError, match=r"^token store file docs-[0-9a-f]{12}\.json: .*delete the file to sign in again$"):
+        anyio.run(main)

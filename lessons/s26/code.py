@@ -61,7 +61,9 @@ async def session(run: lesson.Run) -> None:
     kept = nullcontext(args.token_store) if args.token_store else auth.temporary_store()
     with wire.recording(run.transcript, args) as tap, kept as store:
         workspace = run.workspace.keep_out(store)  # even with --workspace above it, the tools never reach the tokens
-        server = ["--token-lifetime", str(args.token_lifetime)] + (["--state", str(Path(store, "server").resolve())] if args.token_store else [])
+        server = ["--token-lifetime", str(args.token_lifetime)]
+        if args.token_store:  # the servers play one that stays up between runs: same ports, same memory
+            server += ["--state", str(Path(store, "server").resolve())]
         async with AsyncExitStack() as stack:  # closed in reverse: the hub's servers, the callback, the server
             url = await stack.enter_async_context(serve_http("docs", "http", *server, module="mock_servers.protected"))
             run.transcript.note(f"docs server (OAuth-protected) is listening at {url}")

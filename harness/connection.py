@@ -28,9 +28,20 @@ injectable. Each connection is owned by one task (anyio enters and exits a task 
 the same task), which ``Connections`` runs for you; a connection that breaks fails alone.
 
 Streamable HTTP session expiry (s25): when the transport's session watch saw a 404 to
-our session id, the connection closes that session, re-initializes, and retries the call
-once. The request that got 404 was never run by the server, so retrying it cannot run a
-tool twice. A failed re-initialize leaves the connection ``failed``, never ``connected``.
+our session id (or a 400 whose body names the session as invalid or unknown, as the
+reference servers send), the connection closes that session, re-initializes, and retries
+the call once. The request that got it was never run by the server, so retrying it cannot
+run a tool twice. A failed re-initialize leaves the connection ``failed``, never ``connected``.
+
+Bounds (issue 8). ``tools/list`` as a whole, every page, is bounded by the list timeout,
+at most ``Limits.pages`` pages, and a cursor the server sends twice ends it: each of
+those fails the listing with an error naming the server and the limit. Between the tap
+and the session, ``harness.guard`` drops a malformed tool (warning, the rest kept) and
+refuses an argument JSON cannot carry (that call fails alone). After a listing, tools
+past ``Limits.tools`` and descriptions past ``Limits.description`` are cut, with a
+warning. A transport that ends the stream on purpose says why (``Context.fault``: a frame
+over ``Limits.frame``, a dropped event stream), and that is the error, not a guess from
+the exit code.
 
 Lifecycle (s28). After a session is lost, the reconnect policy says how long to wait
 before the next attempt, or to give up; a stdio server is spawned again. While waiting the
@@ -46,6 +57,7 @@ Not handled here: auth flows (s26 passes ``auth=``), resources, prompts and noti
 
 from __future__ import annotations
 
+import os
 import tempfile
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
@@ -59,8 +71,9 @@ from mcp.shared.exceptions import MCPError
 
 from harness import transports
 from harness.errors import ConfigError, ServerError, ToolError
+from harness.guard import UnsendableFrame, guard, printable, trimmed
 from harness.results import ToolResult
-from harness.spec import ServerSpec, State, Timeouts
+from harness.spec import Limits, ServerSpec, State, Timeouts
 from harness.transcript import Transcript
 from harness.transports.stdio import exited, tail
 from harness.wire import WireTap
@@ -86,7 +99,11 @@ def never(failures: int, error: ServerError) -> float | None:
 
 
 class _Expired(Exception):
-    """A call hit HTTP 404 with our session id: the server forgot the session."""
+    """A call hit HTTP 404 (or a 400 naming the session) with our session id: the server forgot the session."""
+
+
+class _Unlisted(Exception):
+    """A tools/list that went past a bound: the message says which, in a few words."""
 
 
 class MCPConnection:
@@ -96,7 +113,7 @@ class MCPConnection:
                  transcript: Transcript | None, session_options: Mapping[str, Any],
                  handshake: Handshake = classic_handshake, reconnect: Reconnect = never,
                  transport: transports.Transport | None = None, respec: Callable[[], ServerSpec] | None = None,
-                 sleep: Sleep = anyio.sleep) -> None:
+                 sleep: Sleep = anyio.sleep, limits: Limits | None = None) -> None:
         self.name = spec.name
         self.spec = spec
         self.tools: list[dict[str, Any]] = []
@@ -104,6 +121,7 @@ class MCPConnection:
         self.error: ServerError | None = None  # why the connection is failed, in full
         self._reason = ""  # the same, in a few words, for later calls
         self.timeouts = timeouts
+        self.limits = limits or Limits()
         self._tap, self._auth, self._transcript, self._options = tap, auth, transcript, dict(session_options)
         self._handshake_with, self._reconnect, self._respec, self._sleep = handshake, reconnect, respec, sleep
         self._transport = transport or transports.lookup(spec)  # an unknown transport fails here, before any task
@@ -144,7 +162,8 @@ class MCPConnection:
         try:
             return await self._call(session, tool, arguments)
         except _Expired:
-            self._say("warning", f"{self.name}: HTTP 404 for session {self._watch_id()}: the server forgot it; re-initializing, then retrying '{tool}' once")
+            status = self._context.watch.status if self._context and self._context.watch else 404
+            self._say("warning", f"{self.name}: HTTP {status} for session {self._watch_id()}: the server forgot it; re-initializing, then retrying '{tool}' once")
             await self._reinitialize(generation, tool)
             session, _ = self._live(tool)
             try:
@@ -176,9 +195,16 @@ class MCPConnection:
         return self.state is State.CONNECTED
 
     async def list_tools(self) -> list[dict[str, Any]]:
-        """``tools/list``, every page, under the ``list`` timeout; refreshes ``tools``."""
+        """``tools/list``, every page, under the ``list`` timeout; refreshes ``tools``.
+
+        ``ToolError`` naming the server and the bound when the listing goes past one.
+        """
         session, _ = self._live(None)
-        return await self._list(session)
+        try:
+            return await self._list(session)
+        except (_Unlisted, TimeoutError) as exc:
+            self._phase = "tools/list"
+            raise ToolError(f"server '{self.name}': {await self._explain(exc)}") from None
 
     def stderr_tail(self, lines: int = STDERR_TAIL_LINES) -> list[str]:
         """The last lines the server wrote to stderr (stdio only; empty for sse/http)."""
@@ -218,6 +244,8 @@ class MCPConnection:
                 result = await session.call_tool(tool, arguments, progress_callback=progressed)
             except MCPError as exc:
                 await self._call_failed(exc, where)
+            except UnsendableFrame as exc:  # refused before sending: the session is untouched
+                raise ToolError(f"{where}: {exc}") from None
         if scope.cancelled_caught:
             raise ToolError(f"{where}: no answer within {limit:g} s ({self.timeouts.explain('call')})")
         return ToolResult(
@@ -231,20 +259,44 @@ class MCPConnection:
         if self._expired():
             raise _Expired from None
         if exc.code == types.CONNECTION_CLOSED:
-            self._fail(f"connection lost{await self._exit_note()}")
+            # What the transport says first (a frame over the limit, a dropped stream), then
+            # the SDK's own words if it has more than "Connection closed", then the exit code.
+            said = f": {exc.message}" if exc.message and exc.message != "Connection closed" else ""
+            self._fail(self._fault() or f"connection lost{said or await self._exit_note()}")
             self._wake.set()  # the owner task leaves the dead session (and asks the reconnect policy)
             raise ToolError(f"{where}: {self._reason}{self._details()}") from None
         raise ToolError(f"{where}: protocol error {exc.code}: {exc.message}") from None
 
     async def _list(self, session: ClientSession) -> list[dict[str, Any]]:
-        tools, cursor = [], None
-        while True:
-            params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
-            with anyio.fail_after(self.timeouts.list):
+        """Every page, all of them within the list timeout, at most ``Limits.pages``; then the caps."""
+        tools: list[dict[str, Any]] = []
+        cursors: set[str] = set()
+        cursor, pages, more = None, 0, False
+        with anyio.CancelScope(deadline=anyio.current_time() + self.timeouts.list) as scope:
+            while True:
+                params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
                 page = await session.list_tools(params=params)
-            tools += [t.model_dump(by_alias=True, mode="json", exclude_none=True) for t in page.tools]
-            if not (cursor := page.next_cursor):
-                break
+                pages += 1
+                tools += [t.model_dump(by_alias=True, mode="json", exclude_none=True) for t in page.tools]
+                if not (cursor := page.next_cursor):
+                    break
+                if len(tools) > self.limits.tools:
+                    more = True  # enough to cut at the tools limit: the rest would be cut anyway
+                    break
+                if cursor in cursors:
+                    raise _Unlisted(f"tools/list: the server sent cursor '{printable(cursor, 40)}' a second time, "
+                                    f"after {pages} pages (a loop; a cursor must lead on)")
+                if pages >= self.limits.pages:
+                    raise _Unlisted(f"tools/list: more than {self.limits.pages} pages ({self.limits.explain('pages')})")
+                cursors.add(cursor)
+        if scope.cancelled_caught:
+            if not pages:
+                raise TimeoutError  # no answer at all: the connection says so, naming the timeout
+            raise _Unlisted(f"tools/list: not finished within {self.timeouts.list:g} s, after {pages} pages "
+                            f"({self.timeouts.explain('list')})")
+        tools, warnings = trimmed(tools, self.limits, more)
+        for warning in warnings:
+            self._say("warning", f"{self.name}: {warning}")
         self.tools = tools
         return tools
 
@@ -344,12 +396,13 @@ class MCPConnection:
         """Transport, tapped streams, ClientSession; closed in reverse when the block ends."""
         spec = self.spec
         self._phase = "connect"
-        self._context = context = transports.Context(self.timeouts, auth=self._auth, errlog=self._errlog, label=self._label)
+        self._context = context = transports.Context(self.timeouts, self.limits, auth=self._auth, errlog=self._errlog, label=self._label)
         if self._tap is not None:
             self._tap.new_session(spec.name)
         async with self._transport(spec, context) as (read, write):
             if self._tap is not None:
                 read, write = self._tap.tap(spec.name, read, write)
+            read, write = guard(read, write, errors=context.errors, warn=lambda text: self._say("warning", f"{self.name}: {text}"))
             options = {"client_info": CLIENT_INFO, "message_handler": self._on_message, **self._options}
             async with ClientSession(read, write, **options) as session:
                 yield session
@@ -363,6 +416,10 @@ class MCPConnection:
         self._phase = "tools/list"
         await self._list(session)
 
+    def _fault(self) -> str | None:
+        """Why the transport ended the session's stream, when it said (``Context.fault``)."""
+        return self._context.fault if self._context else None
+
     def _expired(self) -> bool:
         watch = self._context.watch if self._context else None
         return bool(watch is not None and watch.expired)
@@ -373,7 +430,11 @@ class MCPConnection:
         if isinstance(exc, TimeoutError):
             name = "list" if self._phase == "tools/list" else "connect"
             return f"no answer to {self._phase} within {getattr(self.timeouts, name):g} s ({self.timeouts.explain(name)})"
+        if isinstance(exc, _Unlisted):
+            return str(exc)
         if isinstance(exc, MCPError) and exc.code == types.CONNECTION_CLOSED:
+            if fault := self._fault():
+                return f"{fault} during {self._phase}"
             code = await self._exit_code()
             return f"exited with code {code} during {self._phase}" if code is not None else f"connection closed during {self._phase}"
         if isinstance(exc, MCPError):
@@ -459,9 +520,12 @@ class Connections:
     Leaving the block closes every connection (in parallel), also on errors and Ctrl-C.
     """
 
-    def __init__(self, transcript: Transcript | None = None, *, timeouts: Timeouts | None = None) -> None:
+    def __init__(self, transcript: Transcript | None = None, *, timeouts: Timeouts | None = None,
+                 limits: Limits | None = None) -> None:
         self.transcript = transcript
         self.timeouts = timeouts or Timeouts()
+        # The CLI's way to change a limit is the environment (MCP_COURSE_MAX_*); code passes its own.
+        self.limits = limits if limits is not None else Limits.from_environ(os.environ)
         self.open_connections: list[MCPConnection] = []
         self._tg: anyio.abc.TaskGroup | None = None
 
@@ -480,13 +544,13 @@ class Connections:
     async def open(self, spec: ServerSpec, *, tap: WireTap | None = None, auth: Any = None, timeouts: Timeouts | None = None,
                    handshake: Handshake = classic_handshake, reconnect: Reconnect = never,
                    respec: Callable[[], ServerSpec] | None = None, sleep: Sleep = anyio.sleep,
-                   **session_options: Any) -> MCPConnection:
+                   limits: Limits | None = None, **session_options: Any) -> MCPConnection:
         """Connect ``spec``: handshake and tools/list done, or ``ServerError``."""
         if self._tg is None:
             raise RuntimeError("use Connections as `async with Connections() as conns:`")
         conn = MCPConnection(spec, tap=tap, auth=auth, timeouts=timeouts or self.timeouts, transcript=self.transcript,
                              session_options=session_options, handshake=handshake, reconnect=reconnect,
-                             respec=respec, sleep=sleep)
+                             respec=respec, sleep=sleep, limits=limits or self.limits)
         await self._tg.start(conn._run)
         self.open_connections.append(conn)
         return conn

@@ -1,4 +1,4 @@
-"""What a server is, before anything connects to it: ``ServerSpec``, ``Timeouts``, ``State``.
+"""What a server is, before anything connects to it: ``ServerSpec``, ``Timeouts``, ``Limits``, ``State``.
 
 These are plain values with no SDK import, so config code and the CLI can load them in a
 few milliseconds. ``ServerSpec`` is immutable all the way down (its ``env`` and
@@ -12,8 +12,12 @@ value: reload (s29) diffs and fingerprints them.
        │  └───> needs-auth ──> connected
        └──────> failed            disabled (configured off), blocked (a policy's no): never started
 
-Introduced by the hub spine, used from s19 on. Not handled here: reading config files
-(s27), expanding ``${VAR}`` (s27).
+``Limits`` are the sizes a server's answers may reach (a frame, its tools, a description,
+the pages of one listing); ``Limits.from_environ`` reads the ``MCP_COURSE_MAX_*`` variables
+the user CLI honours.
+
+Introduced by the hub spine, used from s19 on; ``Limits`` by the hardening of issue 8.
+Not handled here: reading config files (s27), expanding ``${VAR}`` (s27).
 """
 
 from __future__ import annotations
@@ -101,7 +105,7 @@ class Timeouts:
     """Seconds. Each failure message names the timeout that fired."""
 
     connect: float = 30.0  # spawn or reach the server, and its answer to initialize (Claude Code: 30 s)
-    list: float = 30.0  # each tools/list page
+    list: float = 30.0  # one whole tools/list, every page of it (a cursor that never ends must not hold a connect)
     call: float = 60.0  # each tools/call (Cline's default; Claude Code waits ~28 h)
     auth: float = 300.0  # a sign-in: the user's browser step (Claude Code's callback waits 5 min)
     # stdio: after stdin closes, before SIGTERM. The SDK waits 2 s. A lone Python server
@@ -124,3 +128,66 @@ class Timeouts:
         where = self.settings.get(name)
         return f"{name} timeout; change it with {where}" if where else f"{name} timeout"
 
+
+MIB = 1024 * 1024
+# Each limit's environment variable: what ``Limits.from_environ`` reads, and what a message names.
+LIMIT_VARIABLES = {
+    "frame": "MCP_COURSE_MAX_FRAME_BYTES",
+    "tools": "MCP_COURSE_MAX_TOOLS",
+    "description": "MCP_COURSE_MAX_DESCRIPTION",
+    "pages": "MCP_COURSE_MAX_LIST_PAGES",
+}
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Sizes a server's answers may reach. Each error or warning names the limit that cut.
+
+    Going over ``frame`` fails that server (its stream cannot be trusted after a cut
+    frame); going over ``pages`` fails its listing. Going over ``tools`` or
+    ``description`` keeps the server and cuts, with a warning naming what was cut.
+    """
+
+    # One JSON-RPC message in bytes: a stdio line, an HTTP body, an SSE event. Tool
+    # results carry images as base64; 16 MiB holds several, and parsing one that big
+    # stalls the event loop (every other server) for well under a second.
+    frame: int = 16 * MIB
+    tools: int = 1000  # tools kept per server, in the server's order; no model reads more
+    description: int = 2048  # characters of a tool's description (Claude Code's cap)
+    pages: int = 100  # tools/list pages in one listing; a paginating server sends tens at most
+    # Where each limit can be changed, as a message should say it. Not compared.
+    settings: Mapping[str, str] = field(default_factory=lambda: FrozenMap({name: f"the environment variable {variable}" for name, variable in LIMIT_VARIABLES.items()}), compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "settings", FrozenMap(self.settings))
+        for name in LIMIT_VARIABLES:
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ConfigError(f"limit '{name}': expected a whole number of at least 1, got {value!r}")
+
+    @classmethod
+    def from_environ(cls, environ: Mapping[str, str]) -> Limits:
+        """The defaults, with each ``MCP_COURSE_MAX_*`` variable that is set in ``environ``."""
+        values = {}
+        for name, variable in LIMIT_VARIABLES.items():
+            raw = environ.get(variable, "").strip()
+            if not raw:
+                continue
+            if not raw.isdigit() or int(raw) < 1:
+                raise ConfigError(f"environment variable {variable}: expected a whole number of at least 1, got '{raw[:40]}'")
+            values[name] = int(raw)
+        return cls(**values)
+
+    def explain(self, name: str) -> str:
+        """``frame limit``, and where to change it: what a message says after the limit."""
+        where = self.settings.get(name)
+        label = "list pages" if name == "pages" else name
+        return f"{label} limit; change it with {where}" if where else f"{label} limit"
+
+
+def size(count: int) -> str:
+    """Bytes as messages print them: ``16 MiB``, ``64 KiB``, ``1000 bytes``."""
+    for unit, name in ((MIB, "MiB"), (1024, "KiB")):
+        if count >= unit and count % unit == 0:
+            return f"{count // unit} {name}"
+    return f"{count} bytes"

@@ -12,11 +12,19 @@ child process, an event stream, HTTP requests) and closes it when the block ends
 ``harness.connection`` looks a spec's transport up here and knows nothing else about it.
 A lesson adds a transport with ``register``, without editing the connection.
 
-``Context`` is what the connection lends each session: its timeouts, its auth, the file
-stdio's stderr goes to, where to put the child process, a way to name session ids as
-secrets, and (http) the session watch that notices an expired session.
+``Context`` is what the connection lends each session: its timeouts and limits, its auth,
+the file stdio's stderr goes to, where to put the child process, a way to name session ids
+as secrets, and (http) the session watch that notices an expired session. A transport
+reports back through it too: ``fault`` says why it ended the session's stream when it
+knows better than "connection closed" (a frame over the limit, a dropped event stream),
+and ``errors`` holds what an HTTP error looked like (status and body excerpt) for each
+request it answered with an error, for the connection to show in that call's error.
 
-Introduced by s23, one module per transport lesson.
+    lines   harness/transports/lines.py   stdio's line reader: linear, each line capped
+    web     harness/transports/web.py     what sse and http share: bounded bodies, HTTP errors shown
+
+Introduced by s23, one module per transport lesson; ``fault``, ``errors`` and ``limits``
+by the hardening of issue 8.
 """
 
 from __future__ import annotations
@@ -27,7 +35,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from harness.errors import ConfigError
-from harness.spec import ServerSpec, Timeouts
+from harness.spec import Limits, ServerSpec, Timeouts
 
 Streams = tuple[Any, Any]  # (read, write) of SessionMessage | Exception
 Transport = Callable[[ServerSpec, "Context"], AbstractAsyncContextManager[Streams]]
@@ -38,11 +46,14 @@ class Context:
     """What one session's transport may use and report (mutable: the transport fills ``child`` and ``watch``)."""
 
     timeouts: Timeouts
+    limits: Limits = field(default_factory=Limits)
     auth: Any = None  # an httpx2.Auth for the URL transports (s26)
     errlog: Any = None  # a file for the child's stderr (stdio)
     label: Callable[[str, str], None] = lambda secret, kind: None  # (a session id, its kind): a secret to name
     child: list[Any] = field(default_factory=list)  # stdio: the process of this session
     watch: Any = None  # http: an object with .session_id and .expired (harness.transports.http.SessionWatch)
+    fault: str | None = None  # set by the transport before it ends the read stream on purpose: why, in a few words
+    errors: dict[Any, str] = field(default_factory=dict)  # JSON-RPC request id -> "HTTP 500: <body excerpt>" (sse, http)
 
 
 _REGISTRY: dict[str, Transport] = {}

@@ -1,34 +1,187 @@
-"""sse: the legacy HTTP+SSE transport (protocol 2024-11-05), through the SDK's ``sse_client``.
+"""sse: the legacy HTTP+SSE transport (protocol 2024-11-05).
 
 The client opens one long ``GET /sse`` event stream; the server's first event names a
 POST endpoint (``/messages/?session_id=...``); every frame the client sends is a POST
 there, and every answer comes back on the event stream. The session id in that endpoint
 lets anyone who holds it post into the session, so it is named as a secret at once.
 
-Introduced by s24. Not handled here: a server that accepts the GET but never sends its
-endpoint event is bounded only by the SDK's 300 s stream read timeout, not by
-``Timeouts.connect``.
+This is the SDK's ``sse_client`` rewritten in a few dozen lines, because what it leaves
+to chance is what a flaky server does:
+
+- the wait for the endpoint event is bounded by ``Timeouts.connect`` (the SDK's only
+  bound is its 300 s read timeout);
+- a POST the server refuses (HTTP 4xx/5xx) or that cannot be sent fails that one
+  request, with the status and an excerpt of the body; the SDK's writer task died on the
+  first such POST, and every later frame went nowhere;
+- when the event stream drops or ends, the session's stream ends with
+  ``Context.fault`` = "connection lost: ...", so pending calls fail at once and say so
+  (the SDK passed the exception on as if it were a bad line, and logged a traceback);
+- each event is at most ``Limits.frame`` bytes; a bigger one fails the server, naming
+  the limit.
+
+Each POST is sent in the context of the task that sent the frame (as the SDK does), so
+an auth flow finds the handshake's clock there (s26), and one at a time, in order.
+
+Introduced by s24. Not handled here: reconnecting a dropped stream (the connection's
+reconnect policy opens a new session instead), redirects (a 3xx is an error).
 """
 
 from __future__ import annotations
 
+import contextvars
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from types import TracebackType
+from typing import Any
+from urllib.parse import parse_qs, urljoin, urlparse
 
-from mcp.client.sse import sse_client
+import anyio
+import httpx2
+import mcp_types as types
+from mcp.shared.message import SessionMessage
 
-from harness.spec import ServerSpec
-from harness.transports import Context, Streams, register
+from harness.errors import ServerError
+from harness.spec import ServerSpec, size
+from harness.transports import Context, Streams, register, web
+from harness.wire import InvalidFrame
+
+STREAM_READ_TIMEOUT = 300.0  # seconds between two events before the stream counts as lost (the SDK's)
 
 
 @asynccontextmanager
 async def open_sse(spec: ServerSpec, context: Context) -> AsyncIterator[Streams]:
-    def session_created(session_id: str) -> None:
-        context.label(session_id, "sse-session")
+    url = spec.url or ""
+    timeout = httpx2.Timeout(context.timeouts.connect, read=STREAM_READ_TIMEOUT)
+    to_session, from_server = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+    to_server, from_session = anyio.create_memory_object_stream[tuple[contextvars.Context, SessionMessage]](0)
+    endpoint: list[str] = []
+    failure: list[BaseException] = []  # why there is no endpoint, if the stream says
+    ready = anyio.Event()
 
-    async with sse_client(spec.url or "", headers=dict(spec.headers), timeout=context.timeouts.connect, auth=context.auth,
-                          on_session_created=session_created) as streams:
-        yield streams
+    def fail(why: BaseException) -> None:
+        if not ready.is_set():
+            failure.append(why)
+
+    async def read_events() -> None:
+        """The event stream: the endpoint, then every frame; when it ends, the session's stream ends."""
+        async with to_session:
+            try:
+                async with http.stream("GET", url, headers={"Accept": "text/event-stream", "Cache-Control": "no-store"}) as response:
+                    if response.status_code != 200:
+                        body = await response.aread()
+                        return fail(ServerError(f"server '{spec.name}': GET {url}: {web.shown(response.status_code, body)}"))
+                    kind = response.headers.get("content-type", "").partition(";")[0].strip()
+                    if kind.lower() != "text/event-stream":
+                        return fail(ServerError(f"server '{spec.name}': GET {url}: expected an event stream, got '{kind[:60]}'"))
+                    async for event in httpx2.EventSource(response, max_event_size=context.limits.frame):
+                        if event.event == "endpoint" and not endpoint:
+                            if (problem := _take_endpoint(url, event.data, endpoint, context)) is not None:
+                                return fail(ServerError(f"server '{spec.name}': {problem}"))
+                            ready.set()
+                        elif event.event == "message" and event.data and ready.is_set():
+                            await to_session.send(_parse(event.data))
+                context.fault = "connection lost: the server ended the event stream"
+            except httpx2.SSEError as exc:
+                too_large = "exceeded" in str(exc)
+                context.fault = (f"sent a frame over {size(context.limits.frame)} ({context.limits.explain('frame')})" if too_large
+                                 else f"connection lost: the event stream broke ({exc})")
+            except httpx2.HTTPError as exc:
+                context.fault = f"connection lost: the event stream broke ({type(exc).__name__})"
+                fail(exc)
+            except Exception as exc:  # an auth flow's own error, before the endpoint: the connection reports it
+                fail(exc)
+                context.fault = f"connection lost: {type(exc).__name__}"
+            finally:
+                ready.set()
+
+    async def post_each(target: str) -> None:
+        """Each frame from the session, POSTed in order, in the context of the task that sent it."""
+        async with from_session:
+            async for sender, message in from_session:
+                async with anyio.create_task_group() as one:
+                    sender.run(one.start_soon, post, target, message)
+
+    async def post(target: str, message: SessionMessage) -> None:
+        body = message.message.model_dump(by_alias=True, mode="json", exclude_unset=True)
+        try:
+            response = await http.post(target, json=body)
+        except httpx2.HTTPError as exc:
+            return await refuse(message, f"could not send it ({type(exc).__name__})")
+        if response.status_code >= 300:
+            await refuse(message, web.shown(response.status_code, await response.aread()))
+
+    async def refuse(message: SessionMessage, why: str) -> None:
+        """A request the server did not take gets its error answer now; anything else is dropped."""
+        request = message.message
+        if isinstance(request, types.JSONRPCRequest):
+            error = types.ErrorData(code=types.INTERNAL_ERROR, message=why)
+            with anyio.move_on_after(context.timeouts.connect):  # the session may be going away
+                try:
+                    await to_session.send(SessionMessage(types.JSONRPCError(jsonrpc="2.0", id=request.id, error=error)))
+                except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+                    pass
+
+    async with httpx2.AsyncClient(headers=dict(spec.headers), auth=context.auth, timeout=timeout,
+                                  transport=web.Bounded(context)) as http, anyio.create_task_group() as tg:
+        tg.start_soon(read_events)
+        with anyio.move_on_after(context.timeouts.connect):
+            await ready.wait()
+        if endpoint and not failure:
+            tg.start_soon(post_each, endpoint[0])
+            try:
+                yield from_server, _KeepsContext(to_server)
+            finally:
+                tg.cancel_scope.cancel()
+        tg.cancel_scope.cancel()
+    if failure:
+        raise failure[0]
+    if not endpoint:
+        raise ServerError(f"server '{spec.name}': no endpoint event within {context.timeouts.connect:g} s "
+                          f"({context.timeouts.explain('connect')})")
+
+
+def _take_endpoint(url: str, data: str, endpoint: list[str], context: Context) -> str | None:
+    """Keep the POST endpoint of an ``endpoint`` event; a problem with it, or None."""
+    target = urljoin(url, data.strip())
+    ours, theirs = urlparse(url), urlparse(target)
+    if (ours.scheme, ours.netloc) != (theirs.scheme, theirs.netloc):
+        return "the endpoint event names another origin; not following it"
+    query = parse_qs(theirs.query)
+    session_id = (query.get("sessionId") or query.get("session_id") or [""])[0]
+    if session_id:
+        context.label(session_id, "sse-session")
+    endpoint.append(target)
+    return None
+
+
+def _parse(data: str) -> SessionMessage | Exception:
+    # A bad frame is passed along as a value (the session skips it; the tap records it).
+    try:
+        return SessionMessage(types.jsonrpc_message_adapter.validate_json(data, by_name=False))
+    except ValueError:
+        return InvalidFrame(data)
+
+
+class _KeepsContext:
+    """The session's write stream: each frame travels with the context of the task that sent it."""
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+
+    async def send(self, item: SessionMessage) -> None:
+        await self._inner.send((contextvars.copy_context(), item))
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    def close(self) -> None:
+        self._inner.close()
+
+    async def __aenter__(self) -> _KeepsContext:
+        return self
+
+    async def __aexit__(self, et: type[BaseException] | None, ev: BaseException | None, tb: TracebackType | None) -> None:
+        await self.aclose()
 
 
 register("sse", open_sse)

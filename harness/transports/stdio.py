@@ -35,7 +35,6 @@ from typing import Any
 
 import anyio
 import mcp_types as types
-from anyio.streams.text import TextReceiveStream
 from mcp.client.stdio import get_default_environment
 from mcp.os.posix.utilities import terminate_posix_process_tree
 from mcp.shared.message import SessionMessage
@@ -43,6 +42,7 @@ from mcp.shared.message import SessionMessage
 from harness.errors import ServerError
 from harness.spec import ServerSpec, Timeouts
 from harness.transports import Context, Streams, register
+from harness.transports.lines import FrameTooLarge, lines
 from harness.wire import InvalidFrame
 
 
@@ -146,12 +146,13 @@ async def open_stdio(spec: ServerSpec, context: Context) -> AsyncIterator[Stream
 
     async def pump_stdout() -> None:
         async with to_session:
-            buffer = ""
             with suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
-                async for chunk in TextReceiveStream(process.stdout, errors="replace"):
-                    *lines, buffer = (buffer + chunk).split("\n")
-                    for line in filter(str.strip, lines):
-                        await to_session.send(_parse(line))
+                try:
+                    async for line in lines(process.stdout, context.limits.frame):  # linear, each line capped
+                        if line.strip():
+                            await to_session.send(_parse(line.decode("utf-8", errors="replace")))
+                except FrameTooLarge as exc:  # the rest of that line cannot be read as a frame: end here
+                    context.fault = f"sent {exc} ({context.limits.explain('frame')})"
         # Leaving closes to_session: the session sees end-of-stream and fails pending requests.
 
     async def pump_stdin() -> None:

@@ -1,0 +1,240 @@
+"""The guard: between the wire tap and the SDK session, so that one bad value costs one call
+or one tool, never the session.
+
+``guard(read, write, ...)`` wraps a session's two streams (inside the tap: the frames file
+shows the wire as it was). Going out, to the server:
+
+- a frame that JSON text cannot carry (a lone surrogate, U+D800 to U+DFFF, in any string:
+  a tool argument a model or user made up) is refused before any transport sees it:
+  ``UnsendableFrame`` names where it is, and only the call that sent it fails. Left to the
+  transports, it killed the session on all three (stdio's writer died, and the harness
+  then blamed the healthy server for exiting).
+
+Coming in, from the server:
+
+- each tool of a ``tools/list`` answer is checked alone, as the SDK would check the page
+  (the negotiated version's schema, then the SDK's own model); a tool that fails (no
+  ``inputSchema``, or one that is not an object schema) is dropped with a warning naming
+  the tool and what is wrong, and the rest of the page goes on. The SDK rejects the whole
+  page for one bad tool, so every good tool of that server was lost;
+- an error answer to a request the transport saw fail at the HTTP level gets that
+  failure's text (``HTTP 400: <body excerpt>``, from ``Context.errors``) as its message.
+
+``trimmed`` applies the per-server caps after a listing: ``Limits.tools`` tools, and
+``Limits.description`` characters of each description; each cut is a warning that names
+what was cut and the limit.
+
+Introduced by the hardening of issue 8, for every transport from s23 on. Not handled here:
+schemas the Messages API refuses (a later step reshapes them), names (s21 does).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from types import TracebackType
+from typing import Any
+
+import mcp_types as types
+from mcp.shared.message import SessionMessage
+from mcp_types.methods import validate_server_result
+from pydantic import ValidationError
+
+from harness.spec import Limits
+
+HANDSHAKE_VERSION = "2025-11-25"  # what the SDK assumes before initialize has answered
+TRUNCATED = "… [truncated]"  # after a cut description (Claude Code's marker)
+NAMES_SHOWN = 5  # tool names a warning lists before "and N more"
+
+Warn = Callable[[str], None]
+
+
+class UnsendableFrame(ValueError):
+    """A frame the harness refused to send; the message says where the bad string is."""
+
+
+def printable(text: str, limit: int = 60) -> str:
+    """Server-given text as a message may show it: control and format characters escaped, and short."""
+    shown = "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in text[:limit])
+    return shown + ("..." if len(text) > limit else "")
+
+
+def unsendable(value: Any) -> str | None:
+    """Where in ``value`` a string holds a lone surrogate (``arguments.files[2]``), or None."""
+    stack: list[tuple[str, Any]] = [("", value)]
+    while stack:
+        where, item = stack.pop()
+        if isinstance(item, str):
+            if (char := _lone(item)) is not None:
+                return f"a lone surrogate ({char}) in {where or 'the frame'}"
+        elif isinstance(item, dict):
+            for key, inner in reversed(item.items()):
+                if isinstance(key, str) and (char := _lone(key)) is not None:
+                    return f"a lone surrogate ({char}) in a key of {where or 'the frame'}"
+                shown = printable(str(key), 40)
+                stack.append((f"{where}.{shown}" if where else shown, inner))
+        elif isinstance(item, (list, tuple)):
+            stack.extend((f"{where}[{i}]", inner) for i, inner in reversed(list(enumerate(item))))
+    return None
+
+
+def _lone(text: str) -> str | None:
+    """``U+D800`` for the first character of ``text`` that UTF-8 cannot encode, or None."""
+    if text.isascii():
+        return None
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        return f"U+{ord(text[exc.start]):04X}"
+    return None
+
+
+def guard(read: Any, write: Any, *, errors: dict[Any, str], warn: Warn) -> tuple[Any, Any]:
+    """Wrap a session's (read, write) streams; see the module docstring."""
+    state = _State(errors, warn)
+    return _In(read, state), _Out(write, state)
+
+
+def trimmed(tools: list[dict[str, Any]], limits: Limits, more: bool = False) -> tuple[list[dict[str, Any]], list[str]]:
+    """The tools a server may keep, and a warning per kind of cut. ``more``: pages were left unread."""
+    warnings = []
+    if len(tools) > limits.tools or more:
+        count = f"more than {len(tools)}" if more else str(len(tools))
+        warnings.append(f"listed {count} tools; kept the first {limits.tools} ({limits.explain('tools')})")
+        tools = tools[:limits.tools]
+    cut = []
+    for tool in tools:
+        description = tool.get("description")
+        if isinstance(description, str) and len(description) > limits.description:
+            tool["description"] = description[:limits.description] + TRUNCATED
+            cut.append(printable(str(tool.get("name", "?"))))
+    if cut:
+        names = ", ".join(cut[:NAMES_SHOWN]) + (f" and {len(cut) - NAMES_SHOWN} more" if len(cut) > NAMES_SHOWN else "")
+        warnings.append(f"cut the description of {names} to {limits.description} characters ({limits.explain('description')})")
+    return tools, warnings
+
+
+class _State:
+    """What the two wrappers of one session share: the requests to watch the answers of."""
+
+    def __init__(self, errors: dict[Any, str], warn: Warn) -> None:
+        self.errors, self.warn = errors, warn
+        self.listings: set[Any] = set()  # ids of our tools/list requests not answered yet
+        self.initialize: Any = None  # id of our initialize request
+        self.version = HANDSHAKE_VERSION
+
+    def sent(self, message: Any) -> None:
+        if not isinstance(message, types.JSONRPCRequest):
+            return
+        if message.method == "tools/list":
+            self.listings.add(message.id)
+        elif message.method == "initialize":
+            self.initialize = message.id
+
+    def received(self, item: Any) -> Any:
+        if not isinstance(item, SessionMessage):
+            return item
+        message = item.message
+        if isinstance(message, types.JSONRPCResponse):
+            if message.id in self.listings:
+                self.listings.discard(message.id)
+                self._check_tools(message.result)
+            elif message.id == self.initialize and isinstance(message.result, dict):
+                version = message.result.get("protocolVersion")
+                self.version = version if isinstance(version, str) else self.version
+        elif isinstance(message, types.JSONRPCError):
+            self.listings.discard(message.id)
+            if (text := self.errors.pop(message.id, None)) is not None:
+                error = message.error.model_copy(update={"message": text})
+                return SessionMessage(types.JSONRPCError(jsonrpc="2.0", id=message.id, error=error), metadata=item.metadata)
+        return item
+
+    def _check_tools(self, result: Any) -> None:
+        tools = result.get("tools") if isinstance(result, dict) else None
+        if not isinstance(tools, list):
+            return  # not a page of tools at all: the SDK rejects it, and says why
+        kept = []
+        for number, tool in enumerate(tools, 1):
+            problem = _problem(tool, self.version)
+            if problem is None:
+                kept.append(tool)
+                continue
+            name = tool.get("name") if isinstance(tool, dict) else None
+            shown = f"'{printable(name)}'" if isinstance(name, str) else f"number {number} (no name)"
+            self.warn(f"dropped tool {shown}: {problem}")
+        result["tools"] = kept
+
+
+def _problem(tool: Any, version: str) -> str | None:
+    """What the SDK would reject about one tool of a tools/list page, or None."""
+    page = {"tools": [tool]}
+    try:
+        validate_server_result("tools/list", version, page)
+        types.ListToolsResult.model_validate(page, by_name=False)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"][2:])  # past ("tools", 0)
+        return f"{where or 'the tool'}: {first['msg']}"
+    except (KeyError, ValueError):
+        return None  # a version or method the SDK does not check: neither do we
+    return None
+
+
+class _Wrapped:
+    def __init__(self, inner: Any, state: _State) -> None:
+        self._inner, self._state = inner, state
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    def close(self) -> None:
+        self._inner.close()
+
+    async def __aenter__(self) -> Any:
+        return self
+
+    async def __aexit__(self, et: type[BaseException] | None, ev: BaseException | None, tb: TracebackType | None) -> None:
+        await self.aclose()
+
+
+class _In(_Wrapped):
+    """Server -> session. Keeps the wrapped stream's ``last_context`` (the SDK reads it)."""
+
+    @property
+    def last_context(self) -> Any:
+        return getattr(self._inner, "last_context", None)
+
+    async def receive(self) -> Any:
+        return self._state.received(await self._inner.receive())
+
+    def __aiter__(self) -> _In:
+        return self
+
+    async def __anext__(self) -> Any:
+        import anyio
+
+        try:
+            return await self.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
+
+
+class _Out(_Wrapped):
+    """Session -> server: refuses what cannot be sent, notes what to watch the answer of."""
+
+    async def send(self, item: SessionMessage) -> None:
+        message = item.message
+        carried = getattr(message, "params", None) if not isinstance(message, types.JSONRPCResponse) else message.result
+        if carried is not None and not _encodes(carried) and (where := unsendable(carried)) is not None:
+            raise UnsendableFrame(f"{where}: JSON text cannot carry it; not sent")
+        self._state.sent(message)
+        await self._inner.send(item)
+
+
+def _encodes(value: Any) -> bool:
+    """True when ``value`` encodes as UTF-8 JSON: the common case, in C; False sends ``unsendable`` looking."""
+    try:
+        json.dumps(value, ensure_ascii=False, check_circular=False, default=str).encode("utf-8")
+    except (UnicodeEncodeError, TypeError, ValueError):
+        return False
+    return True

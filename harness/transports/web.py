@@ -1,0 +1,138 @@
+"""web: what the two HTTP transports (sse, http) share: bounded bodies, and HTTP errors shown.
+
+``Bounded`` is the httpx2 transport under both of them, around the real one. For each
+response it:
+
+- reads the body of an error (status 400 and up) at once, at most ``ERROR_BODY`` bytes and
+  within the connect timeout, and hands the rest of httpx2 a copy in memory: the SDK, the
+  session watch and a message can each read it, and a slow or endless error body holds
+  nothing up;
+- notes ``HTTP 500: <excerpt of the body>`` in ``Context.errors`` under the JSON-RPC id
+  the POST carried, so the error of that one call says what the server said (the SDK
+  alone says "Server returned an error response");
+- caps every other body that is not an event stream at ``Limits.frame`` bytes: past it,
+  reading raises ``BodyTooLarge`` at once. An event stream is capped per event instead,
+  by httpx2's ``EventSource(max_event_size=...)``, which both transports set.
+
+``shown`` is how a message shows an HTTP error: status, then the first ``EXCERPT``
+characters of the body, control characters escaped, so a server's text cannot move the
+cursor of a terminal or pose as another line.
+
+Introduced by the hardening of s24 and s25 (issue 8). Not handled here: a compressed error
+body (shown as it came), retries.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import AsyncIterator
+from typing import Any
+
+import anyio
+import httpx2
+
+from harness.spec import size
+from harness.transports import Context
+
+ERROR_BODY = 64 * 1024  # bytes of an error body kept; a JSON-RPC error or an error page fits
+EXCERPT = 200  # characters of it that a message shows
+NOTED = 64  # errors kept per session for calls to pick up; a call picks its own up at once
+
+
+class BodyTooLarge(httpx2.StreamError):
+    """A response body passed the frame limit. An httpx2 ``StreamError``: the SDK answers
+    the one request that was waiting for it with an error, and the session goes on."""
+
+
+def shown(status: int, body: bytes) -> str:
+    """``HTTP 404: Session not found``: the status and the start of the body, printable."""
+    text = " ".join(body.decode("utf-8", errors="replace").split())
+    if not text:
+        return f"HTTP {status} with an empty body"
+    excerpt = "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in text[:EXCERPT])
+    return f"HTTP {status}: {excerpt}" + ("..." if len(text) > EXCERPT else "")
+
+
+def request_id(request: httpx2.Request) -> Any:
+    """The JSON-RPC id of the request a POST carried; None for a notification, an answer, or no JSON."""
+    try:
+        message = json.loads(request.content)
+    except (httpx2.RequestNotRead, ValueError):
+        return None
+    return message.get("id") if isinstance(message, dict) and "method" in message else None
+
+
+class Bounded(httpx2.AsyncBaseTransport):
+    """An httpx2 transport that bounds bodies and notes HTTP errors (see the module docstring)."""
+
+    def __init__(self, context: Context, inner: httpx2.AsyncBaseTransport | None = None) -> None:
+        self._frame, self._within, self._errors = context.limits.frame, context.timeouts.connect, context.errors
+        self._too_large = f"a frame over {size(self._frame)} ({context.limits.explain('frame')})"
+        self._inner = inner or httpx2.AsyncHTTPTransport()
+
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        response = await self._inner.handle_async_request(request)
+        if response.status_code >= 400:
+            body = await self._error_body(response)
+            response.stream = httpx2.ByteStream(body)
+            if (key := request_id(request)) is not None:
+                self._note(key, shown(response.status_code, body))
+        elif not response.headers.get("content-type", "").lower().startswith("text/event-stream"):
+            response.stream = _Capped(response.stream, self._frame, self._too_large)
+        return response
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    async def _error_body(self, response: httpx2.Response) -> bytes:
+        body = bytearray()
+        stream: Any = response.stream
+        try:
+            with anyio.move_on_after(self._within):
+                async for chunk in stream:
+                    body += chunk[:ERROR_BODY - len(body)]
+                    if len(body) >= ERROR_BODY:
+                        break
+        except httpx2.HTTPError:
+            pass  # what arrived is what a message shows
+        finally:
+            await stream.aclose()
+        return bytes(body)
+
+    def _note(self, key: Any, text: str) -> None:
+        self._errors.pop(key, None)
+        self._errors[key] = text
+        while len(self._errors) > NOTED:
+            del self._errors[next(iter(self._errors))]
+
+
+class _Capped(httpx2.AsyncByteStream):
+    def __init__(self, inner: Any, limit: int, text: str) -> None:
+        self._inner, self._limit, self._text = inner, limit, text
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        seen = 0
+        async for chunk in self._inner:
+            seen += len(chunk)
+            if seen > self._limit:
+                raise BodyTooLarge(self._text)
+            yield chunk
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+
+class _QuietTooLarge(logging.Filter):
+    """Drops the SDK's log record (with a traceback, on stderr) of a body we cut on purpose:
+    the call's own error says it."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not (record.exc_info and isinstance(record.exc_info[1], BodyTooLarge))
+
+
+def quiet_sdk(logger: str) -> None:
+    """Install ``_QuietTooLarge`` on one SDK logger, once per process."""
+    sdk = logging.getLogger(logger)
+    if not any(isinstance(f, _QuietTooLarge) for f in sdk.filters):
+        sdk.addFilter(_QuietTooLarge())

@@ -52,6 +52,7 @@ from __future__ import annotations
 
 import argparse
 import base64
+import functools
 import hashlib
 import json
 import os
@@ -442,11 +443,16 @@ class HostCheck:
 
 async def refuse_foreign(scope: dict, allowed_hosts: tuple[str, ...], allowed_origins: tuple[str, ...]) -> Response | None:
     """The refusal for a request whose Host or Origin is not allowed, or None (shared with protected.py)."""
+    return await _checker(allowed_hosts, allowed_origins).validate_request(Request(scope), is_post=False)
+
+
+@functools.lru_cache(maxsize=8)
+def _checker(allowed_hosts: tuple[str, ...], allowed_origins: tuple[str, ...]) -> Any:
     from mcp.server.transport_security import TransportSecurityMiddleware, TransportSecuritySettings
 
     settings = TransportSecuritySettings(enable_dns_rebinding_protection=True, allowed_hosts=list(allowed_hosts),
                                          allowed_origins=list(allowed_origins))
-    return await TransportSecurityMiddleware(settings).validate_request(Request(scope), is_post=False)
+    return TransportSecurityMiddleware(settings)
 
 
 def _check_redirect_uri(uri: str) -> None:

@@ -21,8 +21,9 @@ in a tool result or to the terminal in a transcript line, it passes through here
 
 A cut is counted in characters of the original, and never splits an escape.
 
-Introduced with s20's ``connect_mcp`` reply (issue 8, item 15); used by ``harness.naming``
-and ``harness.schemas`` too. Not handled here: confusable letters (a Cyrillic ``а`` for a
+Introduced by issue 8 (item 15) for s20's ``connect_mcp`` reply, used from s19 on:
+``harness.mcp_client`` (a call refused before it is sent), ``harness.naming``,
+``harness.schemas`` and ``harness.pool`` show names and text through it. Not handled here: confusable letters (a Cyrillic ``а`` for a
 Latin ``a``): they are real letters, and the model-facing names (``harness.naming``) are
 plain ASCII anyway.
 """

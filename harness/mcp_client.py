@@ -7,7 +7,11 @@ real clients with the same three members (``name``, ``tools``, ``call_tool``) re
 
 ``agent_tools`` turns every connected client's tools into ``Tool`` values for the agent
 loop, named ``mcp__{server}__{tool}``. How names are made is a parameter: s19 glues the
-strings together; s21 passes the normalizing namer from ``harness.naming``.
+strings together; s21 passes the normalizing namer from ``harness.naming``. Each tool is
+offered with an input schema the Messages API accepts (``harness.schemas.offered``: a
+server's top-level ``anyOf``/``oneOf``/``allOf`` would make the API refuse every request),
+and each call is checked against the server's own schema before it is sent
+(``harness.schemas.checker``): a call that breaks it is a ``ToolError`` the model reads.
 
 Introduced by s19. Not handled here: real transports (s23-s25), resources and prompts
 (s30), non-text results (s32).
@@ -18,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Protocol
 
+from harness import echo, schemas
 from harness.errors import ToolError
 from harness.results import ToolResult, text_block
 from harness.tools import Tool
@@ -77,11 +82,12 @@ def agent_tools(clients: Iterable[Client], namer: Namer = plain_names) -> list[T
     tools = []
     for client in clients:
         for listing in client.tools:
+            schema = listing.get("inputSchema") or {"type": "object"}
             tools.append(Tool(
                 name=names[(client.name, listing["name"])],
                 description=listing.get("description") or "",
-                input_schema=listing.get("inputSchema") or {"type": "object"},
-                call=_caller(client, listing["name"]),
+                input_schema=schemas.offered(schema),
+                call=_caller(client, listing["name"], schemas.checker(schema)),
                 source=client.name,
                 annotations=listing.get("annotations") or {},
                 output_schema=listing.get("outputSchema"),
@@ -89,10 +95,14 @@ def agent_tools(clients: Iterable[Client], namer: Namer = plain_names) -> list[T
     return tools
 
 
-def _caller(client: Client, tool: str) -> Callable[[dict[str, Any]], Any]:
+def _caller(client: Client, tool: str, check: schemas.Check) -> Callable[[dict[str, Any]], Any]:
     # A named function instead of a lambda in the loop above: each closure must capture
     # its own client and tool, not the loop variables' last values.
     async def call(arguments: dict[str, Any]) -> ToolResult:
+        problem = check(arguments)
+        if problem is not None:  # the server never sees it; the model reads why
+            raise ToolError(f"server {echo.name(client.name)}: tool {echo.name(tool)}: arguments do not match the tool's input schema, "
+                            f"so the call was not sent: {problem}")
         return await client.call_tool(tool, arguments)
 
     return call

@@ -4,6 +4,7 @@
     python -m harness [--config FILE]... tools [--json]
     python -m harness [--config FILE]... call TOOL [JSON_ARGS] [--json]
     python -m harness [--config FILE]... chat (--scenario FILE | --live [--prompt TEXT]) [--workspace DIR]
+    python -m harness [--config FILE]... resources | read URI | prompts | prompt NAME [JSON_ARGS]
 
 It reads the config you already have (``--config FILE``, repeatable, in any of the three
 formats; with none, Claude Code's scopes from the current folder: see ``harness.config``),
@@ -12,6 +13,11 @@ connects every enabled server at once (``Hub.connect_all``) and then:
     servers   each server: scope, transport, state, and its tools or why it has none
     tools     the pool a model would get: model-facing name, server, tool, description
     call      one tool by its model-facing name (mcp__server__tool), arguments as JSON
+    resources every resource and resource template the servers offer
+    read      one resource by URI (from the server that lists it; --server to choose)
+    prompts   every prompt, with its arguments
+    prompt    one prompt (NAME or SERVER/NAME) expanded with its arguments (JSON), as the
+              user message it would start a conversation with
     chat      the agent loop over those servers: the scripted model replaying a scenario
               file, or the real model (--live, needs ANTHROPIC_API_KEY) on one prompt.
               It prints the transcript the lessons print, every state change included;
@@ -21,7 +27,10 @@ connects every enabled server at once (``Hub.connect_all``) and then:
 
 ``--json`` prints data instead: ``servers`` a list of ``{name, scope, transport, state,
 error, tools}``; ``tools`` a list of ``{name, server, tool, description, annotations,
-input_schema}``; ``call`` ``{is_error, content, structured}``. While servers connect, a
+input_schema}``; ``call`` ``{is_error, content, structured}``; ``resources`` a list of
+``{server, uri, name, mime_type, description, template}``; ``read`` ``{server, uri,
+contents}``; ``prompts`` a list of ``{server, name, description, arguments}``; ``prompt``
+``{server, name, description, messages, text}``. While servers connect, a
 terminal shows each one's state as it changes (on stderr; never with ``--json`` or when
 stderr is not a terminal). Real URLs and paths are printed; secrets never are.
 
@@ -29,8 +38,8 @@ Exit codes: 0 done; 1 the tool reported an error, or the server it needs is not
 connected; 2 bad usage or a config that cannot be read; 130 Ctrl-C; 143 SIGTERM. Every
 server is stopped on every exit.
 
-Introduced with s27 (the config it reads), ``chat`` with s29. Not handled here yet:
-resources and prompts (s30).
+Introduced with s27 (the config it reads), ``chat`` with s29, resources and prompts
+with s30.
 """
 
 from __future__ import annotations
@@ -68,6 +77,17 @@ def parser() -> argparse.ArgumentParser:
     call.add_argument("tool", help="model-facing name, e.g. mcp__docs__search")
     call.add_argument("arguments", nargs="?", default="{}", help="the arguments as a JSON object (default: {})")
     call.add_argument("--json", action="store_true", help="print the result as JSON")
+    for name, text in (("resources", "list the resources and resource templates"), ("prompts", "list the prompts")):
+        sub = commands.add_parser(name, help=text, description=text)
+        sub.add_argument("--json", action="store_true", help="print JSON")
+    read = commands.add_parser("read", help="read one resource", description="read one resource by its URI")
+    read.add_argument("uri")
+    read.add_argument("--server", help="the server to ask (default: the one that lists the URI)")
+    read.add_argument("--json", action="store_true", help="print JSON")
+    prompt = commands.add_parser("prompt", help="expand one prompt", description="expand one prompt with its arguments")
+    prompt.add_argument("name", help="the prompt's name, or SERVER/NAME")
+    prompt.add_argument("arguments", nargs="?", default="{}", help="its arguments as a JSON object of strings (default: {})")
+    prompt.add_argument("--json", action="store_true", help="print JSON")
     chat = commands.add_parser("chat", help="run the agent loop over your servers", description="run the agent loop over your servers")
     how = chat.add_mutually_exclusive_group(required=True)
     how.add_argument("--scenario", type=Path, metavar="FILE", help="replay this scenario with the scripted model (offline)")
@@ -96,7 +116,7 @@ def main(argv: list[str] | None = None, out: TextIO | None = None, err: TextIO |
     out, err = out or sys.stdout, err or sys.stderr
     args = parser().parse_args(argv)
     try:
-        arguments = _arguments(args) if args.command == "call" else {}
+        arguments = _arguments(args) if args.command in ("call", "prompt") else {}
         paths = config.Paths(home=args.home, cwd=Path.cwd(), managed=args.managed)
         servers = config.load(paths, args.config)
         if args.command == "chat":
@@ -135,6 +155,8 @@ async def _run(args: argparse.Namespace, servers: list[config.ServerConfig], arg
         await hub.connect_all()
         if args.command == "servers":
             return _servers(config.rows(hub, servers), args.json, out)
+        if args.command in ("resources", "read", "prompts", "prompt"):
+            return await _offers(hub, args, arguments, out)
         names = naming.assign(naming.pairs(hub.clients.values()))
         if args.command == "tools":
             return _tools(hub, names, args.json, out)
@@ -198,6 +220,59 @@ async def _chat(args: argparse.Namespace, paths: config.Paths, servers: list[con
             await run_agent(model, prompt, rebuilt, transcript, args.max_turns)
         watching.cancel_scope.cancel()
     return 0
+
+
+async def _offers(hub: Hub, args: argparse.Namespace, arguments: dict[str, Any], out: TextIO) -> int:
+    from harness import resources
+
+    def show(value: Any, text: str) -> int:
+        out.write((json.dumps(value, indent=1, ensure_ascii=False) if args.json else text) + "\n")
+        return 0
+
+    if args.command == "resources":
+        rows = resources.resource_rows(hub)
+        return show(rows, "\n".join(f"{r['server']}  {r['uri']}{'  (template)' if r['template'] else ''}  {r['description']}"
+                                     for r in rows) or "no resources")
+    if args.command == "prompts":
+        rows = resources.prompt_rows(hub)
+        return show(rows, "\n".join(f"{r['server']}/{r['name']}({', '.join(a['name'] for a in r['arguments'])})  {r['description']}"
+                                     for r in rows) or "no prompts")
+    if args.command == "read":
+        server = args.server or _lister(hub, args.uri)
+        if server not in hub.clients:
+            raise UsageError(f"--server: no connected server '{server}'")
+        try:
+            contents = await hub.clients[server].read_resource(args.uri)  # type: ignore[attr-defined]
+        except ToolError as exc:
+            raise HarnessError(str(exc)) from None
+        text = "\n".join(c.get("text", f"[binary {c.get('mimeType', 'data')}]") for c in contents)
+        return show({"server": server, "uri": args.uri, "contents": contents}, text)
+    server, _, name = args.name.rpartition("/")
+    found = [r for r in resources.prompt_rows(hub) if r["name"] == name and server in ("", r["server"])]
+    if len(found) != 1:
+        known = ", ".join(f"{r['server']}/{r['name']}" for r in resources.prompt_rows(hub)) or "none"
+        reason = "is offered by several servers: name it as SERVER/NAME" if found else "is not offered"
+        raise UsageError(f"prompt '{args.name}' {reason} (prompts: {known})")
+    if not all(isinstance(v, str) for v in arguments.values()):
+        raise UsageError("JSON_ARGS: a prompt's arguments are strings")
+    client = hub.clients[found[0]["server"]]
+    try:
+        expanded = await client.get_prompt(name, arguments)  # type: ignore[attr-defined]
+        text = await resources.expand(client, name, arguments)
+    except ToolError as exc:
+        raise HarnessError(str(exc)) from None
+    return show({"server": found[0]["server"], "name": name, **expanded, "text": text}, text)
+
+
+def _lister(hub: Hub, uri: str) -> str:
+    """The server that lists ``uri``, or whose template's fixed start it has; a usage error if none or several."""
+    listed = sorted({n for n, c in hub.clients.items() for r in getattr(c, "resources", []) if r["uri"] == uri})
+    if not listed:
+        listed = sorted({n for n, c in hub.clients.items() for t in getattr(c, "resource_templates", [])
+                         if uri.startswith(t["uriTemplate"].split("{", 1)[0])})
+    if len(listed) != 1:
+        raise UsageError(f"no single server lists {uri}" + (f" ({', '.join(listed)}): give --server" if listed else ": give --server"))
+    return listed[0]
 
 
 def _progress(err: TextIO) -> Any:

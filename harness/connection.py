@@ -57,6 +57,7 @@ Not handled here: auth flows (s26 passes ``auth=``), resources, prompts and noti
 
 from __future__ import annotations
 
+import json
 import os
 import tempfile
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
@@ -80,6 +81,7 @@ from harness.wire import WireTap
 
 CLIENT_INFO = types.Implementation(name="mcp-course-harness", version="0.1.0")
 STDERR_TAIL_LINES = 5
+LOGS_KEPT = 100  # log messages queued between calls; more are dropped until drained
 
 Handshake = Callable[[ClientSession, Timeouts], Awaitable[None]]
 Reconnect = Callable[[int, ServerError], "float | None"]  # (failures so far, the last error) -> seconds to wait, or None: give up
@@ -117,6 +119,17 @@ class MCPConnection:
         self.name = spec.name
         self.spec = spec
         self.tools: list[dict[str, Any]] = []
+        # s30: what the server offers besides tools (listed at connect when its capabilities say so)
+        self.capabilities: dict[str, Any] = {}
+        self.resources: list[dict[str, Any]] = []
+        self.resource_templates: list[dict[str, Any]] = []
+        self.prompts: list[dict[str, Any]] = []
+        self.logs: list[dict[str, Any]] = []  # log messages that came while no call ran; see drain_logs()
+        self._calls = 0  # tools/call requests in flight
+        self._stale: set[str] = set()  # lists a list_changed notification said are out of date
+        self._kick = anyio.Event()  # set: the refresher has lists to fetch again
+        self._settled = anyio.Event()  # set: no list is waiting to be fetched again
+        self._settled.set()
         self.state = State.PENDING
         self.error: ServerError | None = None  # why the connection is failed, in full
         self._reason = ""  # the same, in a few words, for later calls
@@ -160,7 +173,13 @@ class MCPConnection:
             await self.reconnect()
         session, generation = self._live(tool)
         try:
-            return await self._call(session, tool, arguments)
+            self._calls += 1
+            try:
+                result = await self._call(session, tool, arguments)
+            finally:
+                self._calls -= 1
+            await self.fresh()  # a list the call changed is fetched before the model's next turn
+            return result
         except _Expired:
             status = self._context.watch.status if self._context and self._context.watch else 404
             self._say("warning", f"{self.name}: HTTP {status} for session {self._watch_id()}: the server forgot it; re-initializing, then retrying '{tool}' once")
@@ -193,6 +212,120 @@ class MCPConnection:
             # else an attempt is under way, or the owner is about to wait (and sees _asked): its outcome is ours
             await self._attempted(finished)
         return self.state is State.CONNECTED
+
+    # -- s30: resources, prompts, log messages, list_changed --
+
+    async def list_resources(self) -> list[dict[str, Any]]:
+        """``resources/list`` (every page, under the list timeout); refreshes ``resources``."""
+        session, _ = self._live(None)
+        self.resources = await self._request_list(session, "resources")
+        return self.resources
+
+    async def read_resource(self, uri: str) -> list[dict[str, Any]]:
+        """``resources/read``: the contents as MCP sends them (``text`` or ``blob``, with ``uri`` and ``mimeType``)."""
+        session, _ = self._live(None)
+        result = await self._request(f"resources/read {uri}", session.read_resource(uri), self.timeouts.call, "call")
+        return [c.model_dump(by_alias=True, mode="json", exclude_none=True) for c in result.contents]
+
+    async def list_prompts(self) -> list[dict[str, Any]]:
+        """``prompts/list``; refreshes ``prompts``."""
+        session, _ = self._live(None)
+        self.prompts = await self._request_list(session, "prompts")
+        return self.prompts
+
+    async def get_prompt(self, name: str, arguments: dict[str, str]) -> dict[str, Any]:
+        """``prompts/get``: ``{description, messages}``, each message ``{role, content}`` as MCP sends it."""
+        session, _ = self._live(None)
+        result = await self._request(f"prompts/get {name}", session.get_prompt(name, arguments), self.timeouts.call, "call")
+        return result.model_dump(by_alias=True, mode="json", exclude_none=True, include={"description", "messages"})
+
+    def drain_logs(self) -> list[dict[str, Any]]:
+        """The log messages queued while no call ran, oldest first (``{server, level, text}``), and forget them."""
+        queued, self.logs = self.logs, []
+        return queued
+
+    async def fresh(self) -> None:
+        """Wait until every list a ``list_changed`` named has been fetched again (at most the list timeout)."""
+        with anyio.move_on_after(self.timeouts.list):
+            await self._settled.wait()
+
+    async def _request(self, what: str, request: Awaitable[Any], limit: float, name: str) -> Any:
+        try:
+            with anyio.fail_after(limit):
+                return await request
+        except TimeoutError:
+            raise ToolError(f"server '{self.name}': {what}: no answer within {limit:g} s ({self.timeouts.explain(name)})") from None
+        except MCPError as exc:
+            raise ToolError(f"server '{self.name}': {what}: error {exc.code}: {printable(exc.message, 200)}") from None
+
+    async def _request_list(self, session: ClientSession, kind: str) -> list[dict[str, Any]]:
+        """Every page of ``resources``, ``resource_templates`` or ``prompts``, all within the list timeout."""
+        method = {"resources": session.list_resources, "resource_templates": session.list_resource_templates,
+                  "prompts": session.list_prompts}[kind]
+        field = {"resources": "resources", "resource_templates": "resource_templates", "prompts": "prompts"}[kind]
+        found: list[dict[str, Any]] = []
+        cursor, pages = None, 0
+        with anyio.fail_after(self.timeouts.list):
+            while True:
+                page = await method(params=types.PaginatedRequestParams(cursor=cursor) if cursor else None)
+                found += [item.model_dump(by_alias=True, mode="json", exclude_none=True) for item in getattr(page, field)]
+                pages += 1
+                if not (cursor := page.next_cursor) or pages >= self.limits.pages:
+                    break
+        return found
+
+    async def _offers(self, session: ClientSession) -> None:
+        """At connect: what the server declared besides tools, listed once."""
+        result = session.initialize_result
+        self.capabilities = result.capabilities.model_dump(by_alias=True, mode="json", exclude_none=True) if result else {}
+        if "resources" in self.capabilities:
+            self._phase = "resources/list"
+            self.resources = await self._request_list(session, "resources")
+            self.resource_templates = await self._request_list(session, "resource_templates")
+        if "prompts" in self.capabilities:
+            self._phase = "prompts/list"
+            self.prompts = await self._request_list(session, "prompts")
+
+    async def _refresher(self, session: ClientSession) -> None:
+        """Fetch again each list a ``list_changed`` named (in the session's task, never in the SDK's callback)."""
+        while True:
+            await self._kick.wait()
+            self._kick = anyio.Event()
+            while self._stale:
+                kind = min(self._stale)
+                self._stale.discard(kind)
+                try:
+                    await self._relist(session, kind)
+                except Exception as exc:  # a refresh that fails keeps the old list and says why
+                    self._say("warning", f"{self.name}: {kind}/list after list_changed failed: {type(exc).__name__}: {exc}")
+            self._settled.set()
+
+    async def _relist(self, session: ClientSession, kind: str) -> None:
+        key = {"tools": "name", "resources": "uri", "prompts": "name"}[kind]
+        before = [item[key] for item in getattr(self, kind)]
+        if kind == "tools":
+            await self._list(session)
+        else:
+            setattr(self, kind, await self._request_list(session, kind))
+        after = [item[key] for item in getattr(self, kind)]
+        change = [f"+{printable(n, 80)}" for n in after if n not in before] + [f"-{printable(n, 80)}" for n in before if n not in after]
+        self._say("note", f"{self.name}: notifications/{kind}/list_changed: {kind} listed again: {', '.join(change) or 'no change'}")
+
+    def _list_changed(self, kind: str) -> None:
+        self._stale.add(kind)
+        if self._settled.is_set():
+            self._settled = anyio.Event()
+        self._kick.set()
+
+    async def _on_log(self, params: types.LoggingMessageNotificationParams) -> None:
+        text = params.data if isinstance(params.data, str) else json.dumps(params.data, sort_keys=True)
+        entry = {"server": self.name, "level": params.level, "text": printable(text, 500)}
+        if self._calls:  # during a call: part of what that call shows
+            if self._transcript is not None:
+                self._transcript.post("log", **entry)
+        elif len(self.logs) < LOGS_KEPT:  # between calls: queued for the next turn
+            self.logs.append(entry)
+        await anyio.lowlevel.checkpoint()
 
     async def list_tools(self) -> list[dict[str, Any]]:
         """``tools/list``, every page, under the ``list`` timeout; refreshes ``tools``.
@@ -341,7 +474,10 @@ class MCPConnection:
                     if self._generation == 1:
                         task_status.started()
                     self._attempt_ended()
-                    await self._wake.wait()
+                    async with anyio.create_task_group() as refreshing:
+                        refreshing.start_soon(self._refresher, session)
+                        await self._wake.wait()
+                        refreshing.cancel_scope.cancel()
                     self._session = None
             except Exception as exc:  # anything while opening: one ServerError that names the server
                 self._session = None
@@ -403,7 +539,7 @@ class MCPConnection:
             if self._tap is not None:
                 read, write = self._tap.tap(spec.name, read, write)
             read, write = guard(read, write, errors=context.errors, warn=lambda text: self._say("warning", f"{self.name}: {text}"))
-            options = {"client_info": CLIENT_INFO, "message_handler": self._on_message, **self._options}
+            options = {"client_info": CLIENT_INFO, "message_handler": self._on_message, "logging_callback": self._on_log, **self._options}
             async with ClientSession(read, write, **options) as session:
                 yield session
 
@@ -415,6 +551,7 @@ class MCPConnection:
             self._label(watch.session_id, "session")
         self._phase = "tools/list"
         await self._list(session)
+        await self._offers(session)
 
     def _fault(self) -> str | None:
         """Why the transport ended the session's stream, when it said (``Context.fault``)."""
@@ -491,6 +628,12 @@ class MCPConnection:
     async def _on_message(self, message: Any) -> None:
         if isinstance(message, Exception):
             self._say("warning", f"{self.name}: skipped a line that is not JSON-RPC: {message}")
+        elif isinstance(message, types.ToolListChangedNotification):
+            self._list_changed("tools")
+        elif isinstance(message, types.ResourceListChangedNotification):
+            self._list_changed("resources")
+        elif isinstance(message, types.PromptListChangedNotification):
+            self._list_changed("prompts")
         await anyio.lowlevel.checkpoint()
 
     def _label(self, secret: str, kind: str) -> None:

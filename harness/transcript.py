@@ -222,6 +222,8 @@ def render(event: dict[str, Any]) -> str:
         marker = "  <! " if event["is_error"] else "  <- "
         first, _, rest = event["content"].partition("\n")
         return marker + first + ("\n" + _indent(rest, "     ") if rest else "")
+    if kind == "log":
+        return f"log: {event['server']} ({event['level']}): " + event["text"].replace("\n", "\n    ")
     if kind == "state":
         return f"state: {event['server']}: {event['old'] or 'new'} -> {event['new']}: " + event["reason"].replace("\n", "\n    ")
     if kind == "frame":

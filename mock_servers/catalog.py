@@ -10,6 +10,12 @@ Servers:
     deploy      trigger, status              trigger is destructive
     acme.wiki   page.get, find pages, ...    names that need normalizing (s21)
     acme wiki   page.get                     normalizes onto acme.wiki's names (s21)
+    handbook    search_pages, publish_page    resources, a resource template, prompts with
+                (+ archive_page once unlocked) completion, log messages, list_changed (s30)
+
+A server that changes while it runs (only handbook) keeps its state in the closures of
+its factory, and queues what it must tell the client in ``ServerDef.events``: a log
+message, or that a list changed. The server side sends them before its answer.
 """
 
 from __future__ import annotations
@@ -38,13 +44,52 @@ class ToolDef:
 
 
 @dataclass(frozen=True)
+class ResourceDef:
+    uri: str
+    name: str
+    description: str
+    mime_type: str = "text/markdown"
+
+    def listing(self) -> dict[str, Any]:
+        return {"uri": self.uri, "name": self.name, "description": self.description, "mimeType": self.mime_type}
+
+
+@dataclass(frozen=True)
+class PromptDef:
+    name: str
+    description: str
+    arguments: tuple[tuple[str, str, bool], ...]  # (name, description, required)
+    render: Callable[[dict[str, str]], list[tuple[str, str]]] = field(compare=False, repr=False)  # -> [(role, text)]
+
+    def listing(self) -> dict[str, Any]:
+        return {"name": self.name, "description": self.description,
+                "arguments": [{"name": n, "description": d, "required": r} for n, d, r in self.arguments]}
+
+
+Event = tuple[str, ...]  # ("log", level, text) or ("changed", "tools" | "resources" | "prompts")
+
+
+@dataclass(frozen=True)
 class ServerDef:
     name: str
     version: str
     tools: tuple[ToolDef, ...]
+    more_tools: Callable[[], tuple[ToolDef, ...]] | None = field(default=None, compare=False, repr=False)  # unlocked later
+    resources: Callable[[], list[ResourceDef]] | None = field(default=None, compare=False, repr=False)
+    templates: tuple[dict[str, Any], ...] = ()  # resources/templates/list entries
+    read: Callable[[str], str] | None = field(default=None, compare=False, repr=False)  # uri -> text; ValueError: unknown
+    prompts: tuple[PromptDef, ...] = ()
+    complete: Callable[[str, str], list[str]] | None = field(default=None, compare=False, repr=False)  # (argument, prefix)
+    events: list[Event] = field(default_factory=list, compare=False, repr=False)
+
+    def current_tools(self) -> tuple[ToolDef, ...]:
+        return self.tools + (self.more_tools() if self.more_tools else ())
 
     def tool(self, name: str) -> ToolDef | None:
-        return next((t for t in self.tools if t.name == name), None)
+        return next((t for t in self.current_tools() if t.name == name), None)
+
+    def prompt(self, name: str) -> PromptDef | None:
+        return next((p for p in self.prompts if p.name == name), None)
 
 
 def _object(required: list[str] | None = None, **props: Mapping[str, Any]) -> dict[str, Any]:
@@ -151,9 +196,88 @@ def acme_wiki_mirror() -> ServerDef:
     return _wiki("acme wiki", ("page.get",))
 
 
+# --- handbook: resources, prompts, logging and list_changed (s30) -----------------------------
+
+
+def handbook() -> ServerDef:
+    pages = {
+        "onboarding": "# Onboarding\nDay one: get repository access, run the test suite, pair with your buddy.",
+        "style": "# Style\nShort functions, plain names, one idea per commit.",
+    }
+    unlocked: list[ToolDef] = []
+    events: list[Event] = []
+    indexed = {"pending": False}
+
+    def uri(title: str) -> str:
+        return f"handbook://pages/{title}"
+
+    def resources() -> list[ResourceDef]:
+        if indexed["pending"]:  # the first listing after a publish rebuilds the index: say so
+            indexed["pending"] = False
+            events.append(("log", "info", f"index rebuilt: {len(pages)} pages"))
+        return [ResourceDef(uri(t), t, f"the {t} page") for t in sorted(pages)]
+
+    def read(address: str) -> str:
+        title = address.removeprefix("handbook://pages/")
+        if not address.startswith("handbook://pages/") or title not in pages:
+            raise ValueError(f"no page at {address}")
+        return pages[title]
+
+    def search_pages(args: dict[str, Any]) -> str:
+        query = _string(args.get("query"), "query").lower()
+        hits = [uri(t) for t, text in sorted(pages.items()) if query in t or query in text.lower()]
+        events.append(("log", "debug", f"search '{query}': {len(hits)} of {len(pages)} pages"))
+        return "\n".join(hits) if hits else f"no pages match '{query}'"
+
+    def publish_page(args: dict[str, Any]) -> str:
+        title, text = _string(args.get("title"), "title"), _string(args.get("text"), "text")
+        if not title.isidentifier():
+            raise ValueError("'title' must be one word of letters, digits or underscores")
+        pages[title] = text
+        indexed["pending"] = True
+        events.append(("log", "info", f"published {uri(title)}"))
+        events.append(("changed", "resources"))
+        if not unlocked:  # the first publish unlocks archiving: the tool list changes
+            unlocked.append(ToolDef("archive_page", "Archive a handbook page.", title_only, archive_page, {"destructiveHint": True}))
+            events.append(("changed", "tools"))
+        return f"published {uri(title)}"
+
+    def archive_page(args: dict[str, Any]) -> str:
+        title = _string(args.get("title"), "title")
+        if pages.pop(title, None) is None:
+            raise ValueError(f"no page '{title}'")
+        events.append(("changed", "resources"))
+        return f"archived {uri(title)}"
+
+    def summarize(args: dict[str, str]) -> list[tuple[str, str]]:
+        title = args.get("title", "")
+        if title not in pages:
+            raise ValueError(f"no page '{title}'")
+        return [("user", f"Summarize the handbook's {title} page in one sentence, then suggest one improvement.\n\n{pages[title]}")]
+
+    def complete(argument: str, prefix: str) -> list[str]:
+        return [t for t in sorted(pages) if t.startswith(prefix)] if argument == "title" else []
+
+    title_only = _object(["title"], title={"type": "string"})
+    return ServerDef(
+        "handbook", "0.3.0",
+        (ToolDef("search_pages", "Search the handbook; returns page URIs.", _object(["query"], query={"type": "string"}), search_pages, {"readOnlyHint": True}),
+         ToolDef("publish_page", "Publish (or replace) a handbook page.", _object(["title", "text"], title={"type": "string"}, text={"type": "string"}), publish_page)),
+        more_tools=lambda: tuple(unlocked),
+        resources=resources,
+        templates=({"uriTemplate": "handbook://pages/{title}", "name": "page", "description": "a handbook page by title", "mimeType": "text/markdown"},),
+        read=read,
+        prompts=(PromptDef("summarize", "Summarize one handbook page and suggest an improvement.",
+                           (("title", "the page's title", True),), summarize),),
+        complete=complete,
+        events=events,
+    )
+
+
 SERVERS: Mapping[str, Callable[[], ServerDef]] = {
     "docs": docs,
     "deploy": deploy,
     "acme.wiki": acme_wiki,
     "acme wiki": acme_wiki_mirror,
+    "handbook": handbook,
 }

@@ -30,8 +30,10 @@ Fault switches, for the lessons and tests about servers that misbehave:
     --ignore-eof              stdio: keep running after end of input, as a server that never
                               notices its client left; only a signal stops it
 
-Not handled: resources, prompts, auth, pagination (the catalog servers have a handful of
-tools), and the modern 2026-07-28 era has no sessions, so there is nothing to forget there.
+Resources, templates, prompts, completion and log messages are served for a catalog
+server that defines them (handbook, s30), with listChanged declared when its lists can
+change. Not handled: auth, pagination (the catalog servers have a handful of tools), and
+the modern 2026-07-28 era has no sessions, so there is nothing to forget there.
 
 Imports are deferred so a server starts fast: argument errors and ``--exit-at-start`` cost
 no SDK import, and stdio never imports uvicorn.
@@ -139,17 +141,21 @@ def _say(definition: ServerDef, text: str) -> None:
 
 def build_server(definition: ServerDef, options: Options, counters: Counters) -> Any:
     """The low-level SDK server for ``definition``, with the fault switches wired in."""
+    import warnings
+
     import anyio
     import mcp_types as types
     from mcp.server import Server
 
-    listing = types.ListToolsResult(tools=[types.Tool.model_validate(t.listing()) for t in definition.tools])
+    fixed = types.ListToolsResult(tools=[types.Tool.model_validate(t.listing()) for t in definition.tools])
 
     def result(text: str, is_error: bool = False) -> types.CallToolResult:
         return types.CallToolResult(content=[types.TextContent(text=text)], is_error=is_error)
 
     async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
-        return listing
+        if definition.more_tools is None:
+            return fixed
+        return types.ListToolsResult(tools=[types.Tool.model_validate(t.listing()) for t in definition.current_tools()])
 
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         counters.calls += 1
@@ -168,11 +174,105 @@ def build_server(definition: ServerDef, options: Options, counters: Counters) ->
         if tool is None:
             return result(f"unknown tool '{params.name}'", is_error=True)
         try:
-            return result(tool.handler(dict(params.arguments or {})))
+            answer = result(tool.handler(dict(params.arguments or {})))
         except ValueError as exc:  # the catalog's way of rejecting input: an error result, not a protocol error
-            return result(str(exc), is_error=True)
+            answer = result(str(exc), is_error=True)
+        await _tell(ctx, definition)
+        return answer
 
-    return Server(definition.name, version=definition.version, on_list_tools=list_tools, on_call_tool=call_tool)
+    handlers: dict[str, Any] = {"on_list_tools": list_tools, "on_call_tool": call_tool}
+    if definition.resources is not None:
+        handlers.update(_resource_handlers(definition))
+    if definition.prompts:
+        handlers.update(_prompt_handlers(definition))
+    # Logging is deprecated as of protocol 2026-07-28 (SEP-2577) and still widely served: serve it quietly.
+    warnings.filterwarnings("ignore", message="The logging capability is deprecated")
+    server = Server(definition.name, version=definition.version, **handlers)
+    if definition.more_tools is not None or definition.resources is not None:
+        from mcp.server.lowlevel.server import NotificationOptions
+
+        # This server changes its lists while it runs, and says so (listChanged in its capabilities).
+        changes = NotificationOptions(tools_changed=definition.more_tools is not None,
+                                      resources_changed=definition.resources is not None, prompts_changed=bool(definition.prompts))
+        plain = server.create_initialization_options
+        server.create_initialization_options = lambda *_, **__: plain(changes)  # type: ignore[method-assign]
+    return server
+
+
+LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
+_threshold = {"level": "debug"}  # what logging/setLevel asked for (one client per process)
+
+
+async def _tell(ctx: Any, definition: ServerDef) -> None:
+    """Send what the server queued while it handled this request: log messages and list changes, in order."""
+    while definition.events:
+        event = definition.events.pop(0)
+        if event[0] == "log":
+            if LEVELS.index(event[1]) < LEVELS.index(_threshold["level"]):
+                continue
+            await ctx.session.send_log_message(event[1], event[2], logger=definition.name)
+        elif event[1] == "tools":
+            await ctx.session.send_tool_list_changed()
+        elif event[1] == "resources":
+            await ctx.session.send_resource_list_changed()
+        else:
+            await ctx.session.send_prompt_list_changed()
+
+
+def _resource_handlers(definition: ServerDef) -> dict[str, Any]:
+    import mcp_types as types
+    from mcp.shared.exceptions import MCPError
+
+    async def list_resources(ctx: Any, params: Any) -> types.ListResourcesResult:
+        found = types.ListResourcesResult(resources=[types.Resource.model_validate(r.listing()) for r in definition.resources()])  # type: ignore[misc]
+        await _tell(ctx, definition)
+        return found
+
+    async def list_templates(ctx: Any, params: Any) -> types.ListResourceTemplatesResult:
+        return types.ListResourceTemplatesResult(resource_templates=[types.ResourceTemplate.model_validate(t) for t in definition.templates])
+
+    async def read_resource(ctx: Any, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
+        try:
+            text = definition.read(str(params.uri))  # type: ignore[misc]
+        except ValueError as exc:  # the spec's "resource not found"
+            raise MCPError(code=-32002, message=str(exc), data={"uri": str(params.uri)}) from None
+        return types.ReadResourceResult(contents=[types.TextResourceContents(uri=str(params.uri), mime_type="text/markdown", text=text)])
+
+    async def complete(ctx: Any, params: types.CompleteRequestParams) -> types.CompleteResult:
+        values = definition.complete(params.argument.name, params.argument.value) if definition.complete else []
+        return types.CompleteResult(completion=types.Completion(values=values[:100], total=len(values), has_more=len(values) > 100))
+
+    async def set_level(ctx: Any, params: types.SetLevelRequestParams) -> types.EmptyResult:
+        _threshold["level"] = params.level
+        return types.EmptyResult()
+
+    return {"on_list_resources": list_resources, "on_list_resource_templates": list_templates,
+            "on_read_resource": read_resource, "on_completion": complete, "on_set_logging_level": set_level}
+
+
+def _prompt_handlers(definition: ServerDef) -> dict[str, Any]:
+    import mcp_types as types
+    from mcp.shared.exceptions import MCPError
+
+    async def list_prompts(ctx: Any, params: Any) -> types.ListPromptsResult:
+        return types.ListPromptsResult(prompts=[types.Prompt.model_validate(p.listing()) for p in definition.prompts])
+
+    async def get_prompt(ctx: Any, params: types.GetPromptRequestParams) -> types.GetPromptResult:
+        prompt = definition.prompt(params.name)
+        if prompt is None:
+            raise MCPError(code=types.INVALID_PARAMS, message=f"unknown prompt '{params.name}'")
+        arguments = dict(params.arguments or {})
+        missing = [n for n, _, required in prompt.arguments if required and not arguments.get(n)]
+        if missing:
+            raise MCPError(code=types.INVALID_PARAMS, message=f"missing argument: {', '.join(missing)}")
+        try:
+            messages = prompt.render(arguments)
+        except ValueError as exc:
+            raise MCPError(code=types.INVALID_PARAMS, message=str(exc)) from None
+        return types.GetPromptResult(description=prompt.description, messages=[
+            types.PromptMessage(role=role, content=types.TextContent(text=text)) for role, text in messages])
+
+    return {"on_list_prompts": list_prompts, "on_get_prompt": get_prompt}
 
 
 # --- stdio -------------------------------------------------------------------------------

@@ -46,6 +46,7 @@ CASES = [
     Case("s27", kinds=("transcript", "frames")),
     Case("s28"),
     Case("s29"),
+    Case("s30", kinds=("transcript", "frames")),
 ]
 
 LESSONS = sorted(p.name for p in (ROOT / "lessons").iterdir() if (p / "code.py").is_file())

@@ -168,3 +168,27 @@ def test_chat_usage_errors_are_one_line_and_exit_2(configs, argv, message, tmp_p
     (tmp_path / "x.yaml").write_text("prompt: hi\nturns: [{text: hi}]\n", encoding="utf-8")
     done = cli("--config", str(configs["claude_desktop_config.json"]), *argv, cwd=tmp_path)
     assert done.returncode == 2 and done.stderr.startswith(message) and done.stderr.count("\n") == 1, done
+
+
+def test_resources_read_prompts_and_a_prompt_expansion_with_json(tmp_path):
+    settings = tmp_path / "cline_mcp_settings.json"
+    settings.write_text(json.dumps({"mcpServers": {"handbook": server("handbook")}}), encoding="utf-8")
+    config = ("--config", str(settings))
+    listed = cli(*config, "resources", "--json")
+    assert listed.returncode == 0, listed
+    rows = json.loads(listed.stdout)
+    assert {(r["server"], r["uri"], r["template"]) for r in rows} == {
+        ("handbook", "handbook://pages/onboarding", False), ("handbook", "handbook://pages/style", False),
+        ("handbook", "handbook://pages/{title}", True)}
+    read = json.loads(cli(*config, "read", "handbook://pages/style", "--json").stdout)
+    assert read["server"] == "handbook" and read["contents"][0]["text"].startswith("# Style")
+    prompts = json.loads(cli(*config, "prompts", "--json").stdout)
+    assert prompts == [{"server": "handbook", "name": "summarize", "description": "Summarize one handbook page and suggest an improvement.",
+                        "arguments": [{"name": "title", "description": "the page's title", "required": True}]}]
+    expanded = cli(*config, "prompt", "summarize", '{"title": "style"}', "--json")
+    data = json.loads(expanded.stdout)
+    assert data["messages"][0]["role"] == "user" and data["text"].startswith("Summarize the handbook's style page")
+    missing = cli(*config, "read", "handbook://pages/nope")
+    assert missing.returncode == 1 and "error -32002: no page at handbook://pages/nope" in missing.stderr
+    unknown = cli(*config, "prompt", "nope")
+    assert unknown.returncode == 2 and unknown.stderr == "error: prompt 'nope' is not offered (prompts: handbook/summarize)\n"

@@ -1,0 +1,73 @@
+"""s30: MCP beyond tools. Resources, prompts, log messages and list_changed notifications.
+
+New here: `harness/resources.py`, and the connection now lists what a server declares
+besides tools. The servers come from a Cline settings file: docs (tools only) and
+handbook (tools, resources, a resource template, a prompt, log messages, list_changed).
+
+- The conversation starts from a prompt: the user picks handbook's `summarize` with
+  title=onboarding (a slash command in Claude Code); `resources.expand` turns the server's
+  messages into the first user message.
+- Resources reach the model as two built-in tools, `list_mcp_resources` and
+  `read_mcp_resource`, offered once because one connected server has resources.
+- `publish_page` makes the server log a message (shown with that call) and send
+  notifications/resources/list_changed and notifications/tools/list_changed. The
+  connection lists both again before the call returns, so the next turn's pool shows
+  `archive_page`. The server's "index rebuilt" log, sent while no call ran, waits and is
+  shown at the start of the next turn.
+
+Not yet: images, audio and other non-text results for the model (s32).
+
+New module: harness/resources.py
+
+Run: python lessons/s30/code.py            (offline, scripted model)
+     python lessons/s30/code.py --wire     (and every JSON-RPC frame)
+     python lessons/s30/code.py --live     (real model; needs ANTHROPIC_API_KEY)
+"""
+
+import sys
+from pathlib import Path
+
+from harness import config, lesson, lifecycle, pool, resources, wire
+from harness.connection import Connections
+from harness.hub import Hub
+from harness.loop import run_agent
+
+BASE = "You are a coding agent. Use the tools to answer; be brief."
+SETTINGS = Path(__file__).resolve().parent / "cline_mcp_settings.json"
+
+
+async def session(run: lesson.Run) -> None:
+    environ = {"PYTHON": sys.executable}
+    settings = run.workspace.root / SETTINGS.name
+    settings.write_text(SETTINGS.read_text(encoding="utf-8"), encoding="utf-8")
+    nowhere = config.Paths(home=run.workspace.root, cwd=run.workspace.root, managed=run.workspace.root)  # no policy
+    with wire.recording(run.transcript, run.args) as tap:
+        servers = config.load(nowhere, [settings])
+        async with Connections(run.transcript) as conns, \
+                Hub(run.transcript, on_change=lifecycle.show(run.transcript)) as hub:
+            config.add_to(hub, servers, lambda server: config.connector(server, conns, environ, tap=tap, reconnect=lifecycle.Backoff()))
+            await hub.connect_all()
+            for row in resources.prompt_rows(hub):
+                run.transcript.note(f"prompt {row['server']}/{row['name']}: {row['description']}")
+            run.transcript.note("the user picks handbook's summarize prompt with title=onboarding")
+            prompt = run.args.prompt or await resources.expand(hub.clients["handbook"], "summarize", {"title": "onboarding"})
+            rebuilt = pool.rebuilt(BASE, resources.WithResources(run.workspace.tools(), hub), hub.clients,
+                                   report=run.transcript.note)
+
+            def turn():
+                resources.show_logs(hub, run.transcript)  # what servers said between calls, before this turn
+                return rebuilt()
+
+            await run_agent(run.model, prompt, turn, run.transcript, run.args.max_turns)
+
+
+def options(parser) -> None:
+    wire.options(parser)
+
+
+def main(argv=None, out=sys.stdout) -> int:
+    return lesson.run_lesson(__file__, __doc__, argv, out, session, options)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -99,7 +99,7 @@ def trimmed(tools: list[dict[str, Any]], limits: Limits, more: bool = False) -> 
     """The tools a server may keep, and a warning per kind of cut. ``more``: pages were left unread."""
     warnings = []
     if len(tools) > limits.tools or more:
-        count = f"more than {len(tools)}" if more else str(len(tools))
+        count = f"more than {limits.tools}" if more else str(len(tools))
         warnings.append(f"listed {count} tools; kept the first {limits.tools} ({limits.explain('tools')})")
         tools = tools[:limits.tools]
     cut = []
@@ -110,7 +110,8 @@ def trimmed(tools: list[dict[str, Any]], limits: Limits, more: bool = False) -> 
             cut.append(printable(str(tool.get("name", "?"))))
     if cut:
         names = ", ".join(cut[:NAMES_SHOWN]) + (f" and {len(cut) - NAMES_SHOWN} more" if len(cut) > NAMES_SHOWN else "")
-        warnings.append(f"cut the description of {names} to {limits.description} characters ({limits.explain('description')})")
+        what = "description" if len(cut) == 1 else "descriptions"
+        warnings.append(f"cut the {what} of {names} to {limits.description} characters ({limits.explain('description')})")
     return tools, warnings
 
 

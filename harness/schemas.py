@@ -20,7 +20,8 @@ added that the server's schema does not say):
   schema's own ``$defs`` is followed). A property that branches shape differently gets the
   shapes moved down to it: ``allOf`` of them under a top-level ``allOf`` (exact: every branch
   applies), ``anyOf`` of them under ``anyOf``/``oneOf`` (looser: which branch applies is the
-  whole-object rule below). A property the top level already shapes keeps that shape.
+  whole-object rule below). A property the top level already shapes keeps that shape;
+  under ``allOf`` the branches' other shapes of it are added with ``allOf``.
 - ``required``: what every call must have whichever branch it takes: the top level's, plus
   every branch's under ``allOf``, plus only what all branches share under ``anyOf``/``oneOf``.
 - the whole-object rule, which no property-level shape can say ("exactly one of ``id`` and
@@ -37,7 +38,8 @@ looser than the server's wherever a rule could only be put in words. The server'
 are enforced on the harness's side: ``checker(schema)`` validates each call against the
 server's ORIGINAL schema before it is sent, and a call that fails is a ``ToolError`` the
 model reads, naming where and the rule it broke (``$.mode: 'fast' is not one of ['a', 'b']
-(rule: properties/mode/enum)``). It uses ``jsonschema``, which the ``mcp`` SDK already
+(rule: properties/mode/enum)``); a call that matches none of an ``anyOf``/``oneOf``'s
+alternatives is told so, with each alternative's own complaint. It uses ``jsonschema``, which the ``mcp`` SDK already
 depends on (the SDK validates tool *outputs* with it), imported on the first call, with
 the dialect the schema's ``$schema`` names (2020-12 when it names none), no format
 assertions, and an empty registry: a ``$ref`` resolves inside the schema or not at all,

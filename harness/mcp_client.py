@@ -91,6 +91,7 @@ def agent_tools(clients: Iterable[Client], namer: Namer = plain_names) -> list[T
                 source=client.name,
                 annotations=listing.get("annotations") or {},
                 output_schema=listing.get("outputSchema"),
+                original=listing["name"],
             ))
     return tools
 

@@ -93,6 +93,9 @@ class Scenario:
     source: str  # how the file is named in messages
     prompt: str
     turns: tuple[ScriptedTurn, ...]
+    # What the user answers when the harness asks (s31 permissions, s33 elicitation), in
+    # order: "yes", "no", "always", or a mapping of form fields. Offline only.
+    answers: tuple[Any, ...] = ()
 
     @classmethod
     def load(cls, path: Path, display: str | None = None) -> Scenario:
@@ -131,7 +134,7 @@ class Scenario:
                 raise fail(where, "required" if value is None else "expected a non-empty string")
             return value
 
-        top = mapping(data, "", {"prompt", "turns"})
+        top = mapping(data, "", {"prompt", "turns", "answers"})
         prompt = text(top.get("prompt"), "prompt", required=True)
         raw_turns = top.get("turns")
         if not isinstance(raw_turns, list) or not raw_turns:
@@ -157,7 +160,13 @@ class Scenario:
             turns.append(ScriptedTurn(text(turn.get("text"), f"{where}.text", required=False), tuple(calls)))
         if turns[-1].calls:
             raise fail(f"turns[{len(turns) - 1}]", "the last turn must make no tool calls (it ends the run)")
-        return cls(source, prompt, tuple(turns))
+        answers = top.get("answers") or []
+        if not isinstance(answers, list):
+            raise fail("answers", "expected a list")
+        for i, answer in enumerate(answers):
+            if not isinstance(answer, (str, dict)) or _not_json(answer, f"answers[{i}]"):
+                raise fail(f"answers[{i}]", "expected a word (yes, no, always) or a mapping of fields")
+        return cls(source, prompt, tuple(turns), tuple(answers))
 
 
 def _yaml(text: str, source: str) -> Any:

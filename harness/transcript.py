@@ -222,6 +222,10 @@ def render(event: dict[str, Any]) -> str:
         marker = "  <! " if event["is_error"] else "  <- "
         first, _, rest = event["content"].partition("\n")
         return marker + first + ("\n" + _indent(rest, "     ") if rest else "")
+    if kind == "ask":
+        if event["asked"]:
+            return f"  ?? {event['name']}: {event['reason']}: asked, {event['by']} answered {event['answer']}"
+        return f"  !! {event['name']}: {event['reason']}: denied"
     if kind == "log":
         return f"log: {event['server']} ({event['level']}): " + event["text"].replace("\n", "\n    ")
     if kind == "state":

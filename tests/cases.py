@@ -47,6 +47,7 @@ CASES = [
     Case("s28"),
     Case("s29"),
     Case("s30", kinds=("transcript", "frames")),
+    Case("s31"),
 ]
 
 LESSONS = sorted(p.name for p in (ROOT / "lessons").iterdir() if (p / "code.py").is_file())

@@ -25,7 +25,7 @@ def parse(data):
         ({"prompt": "p"}, "s.yaml: turns: required"),
         ({"prompt": "p", "turns": []}, "s.yaml: turns: expected a non-empty list"),
         ({"prompt": "p", "turns": [{"txt": "x"}]}, "s.yaml: turns[0].txt: unknown key (allowed: text, tool_calls)"),
-        ({"prompt": "p", "promt": 1, "turns": [{}]}, "s.yaml: promt: unknown key (allowed: prompt, turns)"),
+        ({"prompt": "p", "promt": 1, "turns": [{}]}, "s.yaml: promt: unknown key (allowed: answers, prompt, turns)"),
         ({"prompt": "p", "turns": [{"tool_calls": [{"input": {}}]}, {}]}, "s.yaml: turns[0].tool_calls[0].name: required"),
         ({"prompt": "p", "turns": [{"tool_calls": [{"name": "x", "input": [1]}]}, {}]}, "s.yaml: turns[0].tool_calls[0].input: expected a mapping"),
         ({"prompt": "p", "turns": [{"tool_calls": "x"}]}, "s.yaml: turns[0].tool_calls: expected a list"),

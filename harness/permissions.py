@@ -1,0 +1,283 @@
+"""Permissions and trust (s31): who decides whether a tool call runs, and what a server's word is worth.
+
+Every call passes the loop's before-call hook (``Permissions.before_call``), which decides
+**allow**, **ask** or **deny** from these sources, strongest first:
+
+    1. deny rules          "mcp__deploy__trigger", "mcp__deploy" (every tool of that server),
+                           "mcp__deploy__*" (the same), as Claude Code writes them in settings.json
+    2. ask rules           the same syntax; an ask rule asks every time ("always" is not offered)
+    3. allow rules         the same syntax
+    4. "always" answers    given this session; kept in memory, never written to a file
+    5. autoApprove         the server's list in a Cline settings file (tool names as the server gives them)
+    6. annotations         readOnlyHint: allow. Anything else, destructive or unmarked: ask.
+
+Deny beats ask, ask beats allow. A tool a deny rule names is also left out of the pool
+(``visible``), as Claude Code does, so the model is not offered what it may never use; a
+call to it anyway is denied all the same.
+
+**Asking** goes through a ``Prompter``: a real y/n/always question on a terminal
+(``TerminalPrompter``), the scenario's ``answers`` in lessons and tests
+(``ScriptedPrompter``), and, with neither, a denial that says why (``NoPrompter``). A
+denial is a tool result the model reads, never an exception.
+
+**Trust.** Annotations are the server's claims, not facts: a server can mark a tool that
+deletes everything as read-only, and only a rule protects against that. Descriptions
+are claims too, and they go to the model: ``Screen`` warns, when a tool first appears,
+about descriptions that read as instructions to the model ("tool poisoning"), hide
+characters (bidi controls, zero-width, tag characters) or run very long. It never
+rewrites them: the user decides, with a rule.
+
+Introduced by s31. Not handled here: writing an "always" to a settings file (only on the
+user's explicit request, which no lesson makes), permission modes (plan, bypass).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+import unicodedata
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol, TextIO
+
+from harness.errors import ConfigError
+from harness.results import ToolResult
+from harness.tools import Tool
+from harness.transcript import Transcript
+
+ALLOW, ASK, DENY = "allow", "ask", "deny"
+LONG_DESCRIPTION = 1024  # characters; Claude Code cuts descriptions at 2048
+
+
+# --- rules --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Rules:
+    """Allow, ask and deny rules on model-facing tool names (``mcp__server__tool``)."""
+
+    allow: tuple[str, ...] = ()
+    ask: tuple[str, ...] = ()
+    deny: tuple[str, ...] = ()
+
+    @classmethod
+    def read(cls, path: Path, shown: str | None = None) -> Rules:
+        """The ``permissions`` of a Claude Code settings file; a ``ConfigError`` names the file and field."""
+        shown = shown or str(path)
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return cls()
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise ConfigError(f"{shown}: cannot read: {exc}") from None
+        block = data.get("permissions", {}) if isinstance(data, dict) else None
+        if not isinstance(block, dict):
+            raise ConfigError(f"{shown}: field 'permissions': expected an object")
+        lists = {}
+        for key in (ALLOW, ASK, DENY):
+            value = block.get(key, [])
+            if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+                raise ConfigError(f"{shown}: field 'permissions.{key}': expected a list of tool names")
+            lists[key] = tuple(value)
+        return cls(**lists)
+
+    def first(self, verdict: str, name: str) -> str | None:
+        return next((rule for rule in getattr(self, verdict) if matches(rule, name)), None)
+
+
+def matches(rule: str, name: str) -> bool:
+    """Claude Code's matching for MCP names: exact, ``mcp__server`` for the whole server, or ``mcp__server__*``."""
+    if rule == name:
+        return True
+    if rule.startswith("mcp__") and rule.endswith("__*"):
+        return name.startswith(rule[:-1])
+    if rule.startswith("mcp__") and "__" not in rule[len("mcp__"):]:
+        return name.startswith(rule + "__")
+    return False
+
+
+# --- deciding ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Decision:
+    verdict: str  # allow, ask or deny
+    reason: str  # which source decided, as the transcript and a denial say it
+    may_remember: bool = True  # whether "always" may be offered (not for an ask rule)
+
+
+class Prompter(Protocol):
+    async def ask(self, tool: Tool, arguments: Mapping[str, Any], decision: Decision) -> str:
+        """``yes``, ``no`` or ``always``."""
+
+
+class Permissions:
+    """The before-call hook: decides, asks when needed, and remembers "always" for this session."""
+
+    def __init__(self, rules: Rules = Rules(), *, auto_approve: Mapping[str, Iterable[str]] | None = None,
+                 prompter: Prompter | None = None, transcript: Transcript | None = None) -> None:
+        self.rules = rules
+        self.auto_approve = {server: set(names) for server, names in (auto_approve or {}).items()}
+        self.prompter = prompter or NoPrompter()
+        self.transcript = transcript
+        self.always: set[str] = set()
+
+    def decide(self, tool: Tool) -> Decision:
+        name = tool.name
+        if rule := self.rules.first(DENY, name):
+            return Decision(DENY, f"deny rule {rule}")
+        if rule := self.rules.first(ASK, name):
+            return Decision(ASK, f"ask rule {rule}", may_remember=False)
+        if rule := self.rules.first(ALLOW, name):
+            return Decision(ALLOW, f"allow rule {rule}")
+        if name in self.always:
+            return Decision(ALLOW, "allowed always, this session")
+        if tool.source != "builtin" and tool.original in self.auto_approve.get(tool.source, ()):
+            return Decision(ALLOW, f"autoApprove of server '{tool.source}'")
+        if tool.source == "builtin":
+            return Decision(ALLOW, "a built-in tool")
+        if tool.read_only:
+            return Decision(ALLOW, "read-only, as the server says")
+        claim = "destructive, as the server says" if tool.destructive else "not marked read-only"
+        return Decision(ASK, claim)
+
+    def visible(self, tools: Sequence[Tool]) -> list[Tool]:
+        """The pool without the tools a deny rule names."""
+        return [t for t in tools if self.rules.first(DENY, t.name) is None]
+
+    def hidden(self, tools: Sequence[Tool]) -> dict[str, str]:
+        """The tools ``visible`` leaves out, each with the deny rule that names it."""
+        return {t.name: rule for t in tools if (rule := self.rules.first(DENY, t.name)) is not None}
+
+    async def before_call(self, call: Any, tool: Tool) -> ToolResult | None:
+        decision = self.decide(tool)
+        if decision.verdict == ASK:
+            answer = await self.prompter.ask(tool, call.input, decision)
+            self._record(tool, call.input, decision, answer)
+            if answer == "always" and decision.may_remember:
+                self.always.add(tool.name)
+            if answer in ("yes", "always"):
+                return None
+            return ToolResult.failure(f"permission denied: the user declined {tool.name} ({decision.reason})")
+        if decision.verdict == DENY:
+            self._record(tool, call.input, decision, "no")
+            return ToolResult.failure(f"permission denied: {tool.name} ({decision.reason})")
+        return None
+
+    def _record(self, tool: Tool, arguments: Mapping[str, Any], decision: Decision, answer: str) -> None:
+        if self.transcript is not None:
+            self.transcript.emit("ask", name=tool.name, reason=decision.reason, answer=answer,
+                                 asked=decision.verdict == ASK, by=getattr(self.prompter, "who", "user"))
+
+
+# --- asking --------------------------------------------------------------------------------------
+
+
+class ScriptedPrompter:
+    """Answers from the scenario's ``answers``, in order; out of answers means no."""
+
+    who = "scripted"
+
+    def __init__(self, answers: Iterable[Any]) -> None:
+        self._answers = [a for a in answers if isinstance(a, str)]
+
+    async def ask(self, tool: Tool, arguments: Mapping[str, Any], decision: Decision) -> str:
+        answer = self._answers.pop(0).strip().lower() if self._answers else "no"
+        return answer if answer in ("yes", "no", "always") else "no"
+
+
+class NoPrompter:
+    """No terminal and no script: nobody can say yes, so the answer is no."""
+
+    who = "nobody to ask"
+
+    async def ask(self, tool: Tool, arguments: Mapping[str, Any], decision: Decision) -> str:
+        return "no"
+
+
+class TerminalPrompter:
+    """A real question on the terminal: y(es), n(o), or a(lways) when that may be remembered."""
+
+    who = "user"
+
+    def __init__(self, ask_in: TextIO | None = None, ask_out: TextIO | None = None) -> None:
+        self._in, self._out = ask_in or sys.stdin, ask_out or sys.stderr
+
+    async def ask(self, tool: Tool, arguments: Mapping[str, Any], decision: Decision) -> str:
+        import anyio
+
+        choices = "[y]es, [n]o" + (", [a]lways" if decision.may_remember else "")
+        question = f"allow {tool.name} {json.dumps(dict(arguments), ensure_ascii=False)[:200]}? ({decision.reason}) {choices}: "
+
+        def read() -> str:
+            self._out.write(question)
+            self._out.flush()
+            return self._in.readline()
+
+        reply = (await anyio.to_thread.run_sync(read)).strip().lower()
+        if reply in ("y", "yes"):
+            return "yes"
+        if decision.may_remember and reply in ("a", "always"):
+            return "always"
+        return "no"
+
+
+# --- trust: what a description claims ---------------------------------------------------------------
+
+_HIDDEN = re.compile("[\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\U000e0000-\U000e007f]")
+_INSTRUCTIONS = [re.compile(p, re.IGNORECASE) for p in (
+    r"\bignore (?:all |any )?(?:previous|prior|above|earlier) (?:instructions|messages)",
+    r"\bdo not (?:tell|mention|inform|show)\b[^.]{0,40}\buser",
+    r"<\s*/?\s*(?:important|system|instructions?)\s*>",
+    r"\bbefore (?:using|calling) (?:this|any|the) tool\b",
+    r"\byou (?:must|should) (?:always |first )?(?:read|send|include|pass|call)\b",
+    r"(?:~/\.ssh|\bid_rsa\b|\.aws/credentials|\bapi[_ -]?keys?\b|\bpasswords?\b)",
+    r"\bsystem prompt\b",
+)]
+
+
+def suspicious(tool: Mapping[str, Any]) -> list[str]:
+    """Why a server's tool listing deserves a look before the model reads it (empty: nothing seen)."""
+    texts = [tool.get("name", ""), tool.get("description") or ""]
+    schema = tool.get("inputSchema") or {}
+    for prop in (schema.get("properties") or {}).values() if isinstance(schema, dict) else ():
+        if isinstance(prop, dict) and isinstance(prop.get("description"), str):
+            texts.append(prop["description"])
+    found = []
+    for text in texts:
+        hidden = _HIDDEN.search(text)
+        if hidden:
+            found.append(f"a hidden character U+{ord(hidden.group()):04X} ({unicodedata.name(hidden.group(), 'unnamed')})")
+        said = [m.group() for m in (p.search(text) for p in _INSTRUCTIONS) if m]
+        if said:
+            found.append("instructions aimed at the model (" + ", ".join(f'"{s}"' for s in said[:3]) + ")")
+    if len(tool.get("description") or "") > LONG_DESCRIPTION:
+        found.append(f"a description of {len(tool['description'])} characters (over {LONG_DESCRIPTION})")
+    return list(dict.fromkeys(found))
+
+
+@dataclass
+class Screen:
+    """Warns once per tool listing (server, name, description) that ``suspicious`` flags."""
+
+    transcript: Transcript | None = None
+    seen: set[tuple[str, str, str]] = field(default_factory=set)
+
+    def check(self, clients: Mapping[str, Any]) -> list[str]:
+        warnings = []
+        for server in sorted(clients):
+            for tool in clients[server].tools:
+                key = (server, tool.get("name", ""), tool.get("description") or "")
+                if key in self.seen:
+                    continue
+                self.seen.add(key)
+                reasons = suspicious(tool)
+                if reasons:
+                    text = (f"server '{server}': tool '{tool.get('name', '')}': {'; '.join(reasons)}. It is passed on "
+                            f"unchanged: review it, or deny the tool with a rule")
+                    warnings.append(text)
+                    if self.transcript is not None:
+                        self.transcript.warning(text)
+        return warnings

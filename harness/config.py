@@ -67,6 +67,7 @@ class ServerConfig:
     reason: str = ""  # why it is disabled, blocked or failed
     auto_approve: tuple[str, ...] = ()
     timeouts: Timeouts = field(default_factory=Timeouts)
+    max_output_tokens: int | None = None  # s32: this server's cap on one result (the harness's own field)
 
 
 @dataclass(frozen=True)
@@ -166,7 +167,10 @@ def _entry(name: str, entry: Any, scope: str, source: str, fmt: str) -> ServerCo
             raise bad("url", "expected an http:// or https:// URL")
         spec = ServerSpec(name, kind, url=url, headers=table("headers"))
     state, reason = (State.DISABLED, f"\"disabled\": true in {source}") if disabled else (State.PENDING, "")
-    return ServerConfig(name, scope, source, spec, state, reason, strings("autoApprove"), timeouts)
+    cap = entry.get("maxOutputTokens")
+    if cap is not None and (isinstance(cap, bool) or not isinstance(cap, int) or cap < 100):
+        raise bad("maxOutputTokens", "expected a whole number of tokens, at least 100")
+    return ServerConfig(name, scope, source, spec, state, reason, strings("autoApprove"), timeouts, cap)
 
 
 def _timeouts(name: str, entry: dict[str, Any], fmt: str, source: str, bad: Any) -> Timeouts:

@@ -58,6 +58,10 @@ async def _unchanged(call: ToolCall, tool: Tool, result: ToolResult) -> ToolResu
     return result
 
 
+def _as_text(content: Any) -> str:
+    return content if isinstance(content, str) else ToolResult(tuple(content)).text()
+
+
 @dataclass(frozen=True)
 class Policy:
     """The hooks around each call. Every default lets the call through untouched."""
@@ -65,6 +69,7 @@ class Policy:
     before_call: Callable[[ToolCall, Tool], Awaitable[ToolResult | None]] = _run_it
     after_result: Callable[[ToolCall, Tool, ToolResult], Awaitable[ToolResult]] = _unchanged
     render: Callable[[ToolResult], Any] = ToolResult.text
+    show: Callable[[Any], str] = _as_text  # the transcript's line for what render gave the model
 
 
 async def run_agent(
@@ -157,7 +162,7 @@ async def _execute(call: ToolCall, tool: Tool | None, policy: Policy) -> ToolRes
 
 def _finish(call: ToolCall, result: ToolResult, transcript: Transcript, policy: Policy) -> dict[str, Any]:
     content = policy.render(result)
-    shown = content if isinstance(content, str) else ToolResult(tuple(content)).text()
+    shown = policy.show(content)
     transcript.emit("tool_result", name=call.name, content=shown, is_error=result.is_error)
     return {"type": "tool_result", "tool_use_id": call.id, "content": content, "is_error": result.is_error}
 

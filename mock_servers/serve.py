@@ -174,7 +174,8 @@ def build_server(definition: ServerDef, options: Options, counters: Counters) ->
         if tool is None:
             return result(f"unknown tool '{params.name}'", is_error=True)
         try:
-            answer = result(tool.handler(dict(params.arguments or {})))
+            value = tool.handler(dict(params.arguments or {}))
+            answer = result(value) if isinstance(value, str) else types.CallToolResult.model_validate(value)
         except ValueError as exc:  # the catalog's way of rejecting input: an error result, not a protocol error
             answer = result(str(exc), is_error=True)
         await _tell(ctx, definition)

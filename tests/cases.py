@@ -48,6 +48,7 @@ CASES = [
     Case("s29"),
     Case("s30", kinds=("transcript", "frames")),
     Case("s31"),
+    Case("s32"),
 ]
 
 LESSONS = sorted(p.name for p in (ROOT / "lessons").iterdir() if (p / "code.py").is_file())

@@ -163,6 +163,7 @@ class MessagesAPI:
                     raise Refused(400, "invalid_request_error", f"{key}: Field required")
             names = _check_tools(request.get("tools") or [])
             _check_pairs(request["messages"])
+            _check_results(request["messages"])
             return 200, self._reply(request, names, number), request
         except Refused as refused:
             return refused.status, {"type": "error", "error": {"type": refused.kind, "message": refused.message},
@@ -253,6 +254,34 @@ def _check_pairs(messages: Any) -> None:
                     raise Refused(400, "invalid_request_error",
                                   f"messages.{k}.content.{j}: unexpected `tool_use_id` found in `tool_result` blocks: {block.get('tool_use_id')}. "
                                   "Each `tool_result` block must have a corresponding `tool_use` block in the previous message.")
+
+
+IMAGE_TYPES = ("image/jpeg", "image/png", "image/gif", "image/webp")
+
+
+def _check_results(messages: list[Any]) -> None:
+    """A ``tool_result``'s content is a string, or a list of text and image blocks of the API's shape."""
+    for k, message in enumerate(messages):
+        for j, block in enumerate(_blocks(message)):
+            if block.get("type") != "tool_result" or isinstance(block.get("content", ""), str):
+                continue
+            content = block.get("content")
+            if not isinstance(content, list):
+                raise Refused(400, "invalid_request_error", f"messages.{k}.content.{j}.content: Input should be a valid list")
+            for n, part in enumerate(content):
+                where = f"messages.{k}.content.{j}.content.{n}"
+                kind = part.get("type") if isinstance(part, dict) else None
+                if kind == "text" and isinstance(part.get("text"), str) and part["text"]:
+                    continue
+                if kind == "text":
+                    raise Refused(400, "invalid_request_error", f"{where}.text: text content blocks must be non-empty")
+                if kind != "image":
+                    raise Refused(400, "invalid_request_error", f"{where}: Input tag '{kind}' found using 'type' does not match any of the expected tags: 'text', 'image'")
+                source = part.get("source") or {}
+                if source.get("type") != "base64" or not isinstance(source.get("data"), str):
+                    raise Refused(400, "invalid_request_error", f"{where}.source: expected a base64 source")
+                if source.get("media_type") not in IMAGE_TYPES:
+                    raise Refused(400, "invalid_request_error", f"{where}.source.base64.media_type: Input should be {', '.join(repr(t) for t in IMAGE_TYPES)}")
 
 
 def main(argv: list[str] | None = None) -> int:

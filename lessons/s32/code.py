@@ -1,0 +1,64 @@
+"""s32: output governance. Every kind of result becomes something the Messages API accepts, within a cap.
+
+New here: `harness/output.py`, plugged into the loop's after-result, render and show hooks.
+The media server returns one kind of result per tool:
+
+- chart: text and a PNG, sent as an image block; fake_chart: "image/png" that is not a
+  PNG, saved to a file instead, with a note.
+- voice: audio, which a tool_result cannot hold: saved, and the model reads where.
+- report: 400 lines, about 4,000 tokens, over this server's cap of 300 (its
+  "maxOutputTokens"): the whole text is saved, and the model gets the head and a hint.
+- links: a resource link (its URI as text), an embedded page (its text), and an embedded
+  archive whose URI is "../../etc/passwd" plus a NUL: saved under a safe name.
+- stats: structuredContent only, sent as JSON text; fail: an error with no words, still
+  naming the server and tool; triage: a block for the user only is shown, not sent.
+
+Files go to .mcp-output in the workspace, named NNN-server-tool.ext, whatever the server says.
+
+Not yet: elicitation, sampling and roots (s33).
+
+New module: harness/output.py
+
+Run: python lessons/s32/code.py            (offline, scripted model)
+     python lessons/s32/code.py --live     (real model; needs ANTHROPIC_API_KEY)
+"""
+
+import sys
+from pathlib import Path
+
+from harness import config, lesson, lifecycle, output, pool, wire
+from harness.connection import Connections
+from harness.hub import Hub
+from harness.loop import Policy
+
+BASE = "You are a coding agent. Use the tools to answer; be brief."
+SETTINGS = Path(__file__).resolve().parent / "cline_mcp_settings.json"
+
+
+async def session(run: lesson.Run) -> None:
+    environ = {"PYTHON": sys.executable}
+    settings = run.workspace.root / SETTINGS.name
+    settings.write_text(SETTINGS.read_text(encoding="utf-8"), encoding="utf-8")
+    nowhere = config.Paths(home=run.workspace.root, cwd=run.workspace.root, managed=run.workspace.root)  # no policy
+    with wire.recording(run.transcript, run.args) as tap:
+        servers = config.load(nowhere, [settings])
+        out = output.Output(run.workspace.root / ".mcp-output", shown_as=".mcp-output", transcript=run.transcript,
+                            caps={s.name: s.max_output_tokens for s in servers if s.max_output_tokens})
+        async with Connections(run.transcript) as conns, \
+                Hub(run.transcript, on_change=lifecycle.show(run.transcript)) as hub:
+            config.add_to(hub, servers, lambda server: config.connector(server, conns, environ, tap=tap))
+            await hub.connect_all()
+            source = pool.rebuilt(BASE, run.workspace.tools(), hub.clients)
+            await run.agent(source, Policy(after_result=out.after_result, render=out.render, show=out.show))
+
+
+def options(parser) -> None:
+    wire.options(parser)
+
+
+def main(argv=None, out=sys.stdout) -> int:
+    return lesson.run_lesson(__file__, __doc__, argv, out, session, options)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

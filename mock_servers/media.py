@@ -1,0 +1,13 @@
+"""The catalog's ``media`` server as a real MCP server: ``python -m mock_servers.media --transport stdio|sse|http``.
+
+Every kind of tool result (s32): an image, a mislabelled image, audio, a long report,
+resource links and embedded resources (one with a hostile URI), structured content only,
+an error with no words, and content meant for the user only.
+"""
+
+import sys
+
+from mock_servers.serve import main
+
+if __name__ == "__main__":
+    sys.exit(main(name="media"))

@@ -61,7 +61,7 @@ import json
 import os
 import tempfile
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, suppress
 from typing import Any, NoReturn
 
 import anyio
@@ -100,6 +100,12 @@ def never(failures: int, error: ServerError) -> float | None:
     return None
 
 
+def _needs_tasks(tool: Mapping[str, Any]) -> bool:
+    """A tool that fails unless called as a task (SEP-1686): offering it would only waste the model's turn."""
+    execution = tool.get("execution")
+    return isinstance(execution, Mapping) and execution.get("taskSupport") == "required"
+
+
 class _Expired(Exception):
     """A call hit HTTP 404 (or a 400 naming the session) with our session id: the server forgot the session."""
 
@@ -115,7 +121,7 @@ class MCPConnection:
                  transcript: Transcript | None, session_options: Mapping[str, Any],
                  handshake: Handshake = classic_handshake, reconnect: Reconnect = never,
                  transport: transports.Transport | None = None, respec: Callable[[], ServerSpec] | None = None,
-                 sleep: Sleep = anyio.sleep, limits: Limits | None = None) -> None:
+                 sleep: Sleep = anyio.sleep, limits: Limits | None = None, warn: Callable[[str], None] | None = None) -> None:
         self.name = spec.name
         self.spec = spec
         self.tools: list[dict[str, Any]] = []
@@ -135,6 +141,7 @@ class MCPConnection:
         self._reason = ""  # the same, in a few words, for later calls
         self.timeouts = timeouts
         self.limits = limits or Limits()
+        self._warn = warn  # also told every warning (what a listing dropped or cut): for a UI with no transcript
         self._tap, self._auth, self._transcript, self._options = tap, auth, transcript, dict(session_options)
         self._handshake_with, self._reconnect, self._respec, self._sleep = handshake, reconnect, respec, sleep
         self._transport = transport or transports.lookup(spec)  # an unknown transport fails here, before any task
@@ -430,8 +437,11 @@ class MCPConnection:
         tools, warnings = trimmed(tools, self.limits, more)
         for warning in warnings:
             self._say("warning", f"{self.name}: {warning}")
-        self.tools = tools
-        return tools
+        self.tools = [t for t in tools if not _needs_tasks(t)]
+        for left in (t for t in tools if _needs_tasks(t)):
+            self._say("note", f"{self.name}: tool '{printable(left['name'], 80)}' left out: it can only run as a task "
+                              "(execution.taskSupport is \"required\"), which this client does not do")
+        return self.tools
 
     async def _reinitialize(self, generation: int, tool: str) -> None:
         """Ask the owner task for a fresh session (once per expiry, however many callers)."""
@@ -649,6 +659,9 @@ class MCPConnection:
     def _say(self, kind: str, text: str) -> None:
         if self._transcript is not None:
             self._transcript.post(kind, text=text)
+        if kind == "warning" and self._warn is not None:
+            with suppress(Exception):  # a UI's callback must not break the session it reports on
+                self._warn(text)
 
 
 # --- owners --------------------------------------------------------------------------
@@ -664,8 +677,9 @@ class Connections:
     """
 
     def __init__(self, transcript: Transcript | None = None, *, timeouts: Timeouts | None = None,
-                 limits: Limits | None = None) -> None:
+                 limits: Limits | None = None, warn: Callable[[str], None] | None = None) -> None:
         self.transcript = transcript
+        self.warn = warn  # every connection's warnings, for a caller with no transcript (the CLI's stderr)
         self.timeouts = timeouts or Timeouts()
         # The CLI's way to change a limit is the environment (MCP_COURSE_MAX_*); code passes its own.
         self.limits = limits if limits is not None else Limits.from_environ(os.environ)
@@ -693,7 +707,7 @@ class Connections:
             raise RuntimeError("use Connections as `async with Connections() as conns:`")
         conn = MCPConnection(spec, tap=tap, auth=auth, timeouts=timeouts or self.timeouts, transcript=self.transcript,
                              session_options=session_options, handshake=handshake, reconnect=reconnect,
-                             respec=respec, sleep=sleep, limits=limits or self.limits)
+                             respec=respec, sleep=sleep, limits=limits or self.limits, warn=self.warn)
         await self._tg.start(conn._run)
         self.open_connections.append(conn)
         return conn

@@ -40,12 +40,15 @@ class ToolDef:
     input_schema: Mapping[str, Any]
     handler: Handler = field(compare=False, repr=False)
     annotations: Mapping[str, Any] = field(default_factory=dict)
+    execution: Mapping[str, Any] | None = None  # e.g. {"taskSupport": "required"}: callable only as a task
 
     def listing(self) -> dict[str, Any]:
         """The tool as ``tools/list`` describes it on the wire."""
         entry: dict[str, Any] = {"name": self.name, "description": self.description, "inputSchema": dict(self.input_schema)}
         if self.annotations:
             entry["annotations"] = dict(self.annotations)
+        if self.execution:
+            entry["execution"] = dict(self.execution)
         return entry
 
 
@@ -341,6 +344,8 @@ def media() -> ServerDef:
         ToolDef("stats", "Deploy statistics as structured data.", none, stats, {"readOnlyHint": True}),
         ToolDef("fail", "Fails without a word.", none, fail, {"readOnlyHint": True}),
         ToolDef("triage", "What needs attention; the raw log is for the user only.", none, audience, {"readOnlyHint": True}),
+        ToolDef("render_video", "Render a deploy video (runs only as a task).", none, lambda args: "never called this way",
+                {"readOnlyHint": True}, execution={"taskSupport": "required"}),
     ))
 
 

@@ -10,8 +10,8 @@ else asks). Deny beats ask, and ask beats allow.
   ~/.ssh/id_rsa: the harness warns when the tool appears, and passes it on unchanged.
   Its tidy tool claims to be read-only and deletes every note: only the ask rule in
   settings.json makes the harness ask, and the user says no.
-- add_note has no annotations, so it asks; the user answers "always", and the second call
-  runs without asking (kept for this session only, never written to a file).
+- add_note has no annotations, so it asks: the user answers "yes" once, then "always", and
+  the third call runs without asking (kept for this session only, never written to a file).
 - deploy's trigger is denied by a rule, so it is not even offered; its status tool is
   read-only and runs; docs' get_version is in autoApprove.
 - Answers come from the scenario here; on a terminal (--live) the user is asked for real.

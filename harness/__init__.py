@@ -17,7 +17,8 @@ Modules follow lesson order; an earlier module never imports a later one.
     naming        s21  mcp__server__tool names: normalize, collide, hash, reverse
     pool          s22  tool pool assembly without cache
     wire          s23  the wire tap: every JSON-RPC frame, ids renumbered
-    transports/   s23  the transport registry: stdio (s23), sse (s24), http (s25)
+    transports/   s23  the transport registry: stdio (s23), sse (s24), http (s25); lines, web: bounded reads
+    guard         s23  between tap and session: unsendable frames refused, malformed tools dropped (issue 8)
     connection    s23  MCPConnection, Connections: handshake, calls; session expiry (s25)
     auth          s26  OAuth: token store, loopback callback, refresh, step-up, needs-auth
     config        s27  mcpServers files: formats, scopes, per-entry validation, allow/deny, ${VAR}

@@ -19,6 +19,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 
 import anyio
+import httpx2
 import pytest
 from conftest import ROOT
 from leaks import no_process_left  # noqa: F401  (the fixture)
@@ -28,7 +29,10 @@ from harness.errors import ConfigError, ServerError, ToolError
 from harness.guard import trimmed, unsendable
 from harness.spec import MIB, Limits, ServerSpec, State, Timeouts
 from harness.transcript import Transcript
+from harness.transports.http import SessionWatch
 from harness.transports.lines import FrameTooLarge, lines
+from harness.transports.web import shown
+from mock_servers.hostile import NO_VALID_SESSION
 from mock_servers.launch import serve_http
 
 pytestmark = pytest.mark.usefixtures("no_process_left")
@@ -376,3 +380,30 @@ def test_the_cli_lists_and_calls_around_hostile_servers(tmp_path):
     assert (odd.returncode, odd.stderr) == (1, "error: server 'bad_tools': tool 'echo': a lone surrogate (U+D800) in arguments.text: "
                                                "JSON text cannot carry it; not sent\n")
     assert "Traceback" not in flood.stderr + odd.stderr + listed.stderr
+
+
+@pytest.mark.parametrize(("status", "body", "ours", "forgot"), [
+    (400, json.dumps(NO_VALID_SESSION), True, True),  # server-everything
+    (400, "Invalid or expired session", True, True),
+    (400, '{"error": {"message": "Unknown session id"}}', True, True),
+    (400, "Session not found", True, True),
+    (404, "", True, True),  # the spec: any body
+    (400, '{"error": {"code": -32602, "message": "Invalid params: missing text"}}', True, False),
+    (400, "No valid session ID provided", False, False),  # not our session id: not our session
+    (500, "session invalid", True, False),
+])
+def test_which_answers_mean_the_server_forgot_our_session(status, body, ours, forgot):
+    async def main():
+        watch = SessionWatch()
+        watch.session_id = "ours"
+        request = httpx2.Request("POST", "http://127.0.0.1:1/mcp", headers={"mcp-session-id": "ours" if ours else "theirs"})
+        await watch.on_response(httpx2.Response(status, content=body.encode(), request=request))
+        assert (watch.expired, watch.status) == (forgot, status if forgot else 0)
+
+    run(main)
+
+
+def test_an_http_error_is_shown_short_and_printable():
+    assert shown(500, b"") == "HTTP 500 with an empty body"
+    assert shown(502, b"bad\x1b[2J\n   gateway\xff") == "HTTP 502: bad\\x1b[2J gateway\ufffd"
+    assert shown(500, b"x" * 500) == "HTTP 500: " + "x" * 200 + "..."

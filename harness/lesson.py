@@ -80,7 +80,7 @@ def run_lesson(lesson_file: str, doc: str | None, argv: list[str] | None, out: T
     try:
         with signals.trapped() as trap:  # from here on a signal raises signals.Stopped, so every `finally` runs
             model, prompt = _model(args, Path(lesson_file).resolve().parent)
-            with _workspace(args.workspace) as root:
+            with _workspace(args.workspace, trap) as root:
                 if normalizer is not None:
                     normalizer.add(str(root), "<workspace>")
                 run = Run(args, model, prompt, transcript, Workspace(root))
@@ -167,7 +167,7 @@ def display_path(path: Path) -> str:
 
 
 @contextmanager
-def _workspace(given: Path | None) -> Iterator[Path]:
+def _workspace(given: Path | None, trap: signals.Trap) -> Iterator[Path]:
     if given is not None:
         if not given.is_dir():
             raise UsageError(f"--workspace: no such folder: {given}")
@@ -175,7 +175,7 @@ def _workspace(given: Path | None) -> Iterator[Path]:
         return
     tmp = None
     try:
-        with signals.held():  # a signal between mkdir and the assignment would leave the folder unnamed, so unremoved
+        with trap.held():  # a signal between mkdir and the assignment would leave the folder unnamed, so unremoved
             tmp = tempfile.mkdtemp(prefix="mcp-course-")
         yield Path(tmp).resolve()
     finally:

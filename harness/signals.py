@@ -1,29 +1,33 @@
-"""Running an async main so that Ctrl-C and SIGTERM stop it cleanly, and errors come out as one.
+"""Running a command so that Ctrl-C and SIGTERM stop it cleanly, whenever they land, and errors come out as one.
 
-``run(main)`` runs ``main()`` on asyncio inside an anyio cancel scope that SIGINT and
-SIGTERM cancel. A cancel scope, not a task cancel: anyio keeps cancelling everything
-inside it until it exits, so an SDK await that swallows one ``CancelledError`` cannot keep
-a hung call alive, while cleanup that must finish (stopping servers) is shielded where it
-runs. If a signal stopped the run, ``Stopped`` is raised after the cleanup, carrying the
-conventional exit code (130, 143).
+``trapped()`` installs one handler for SIGINT and SIGTERM for a whole command. What the
+first signal does depends on where the command is:
 
-Outside the event loop (before it starts, after it ends) the signals are Python-level
-handlers that raise ``Stopped``, so ``finally`` blocks run there too and a temporary
-folder is removed: ``trapped()`` installs them for a whole command, ``run`` for itself if
-nobody did; ``held()`` keeps them back for a few lines that must not be cut in two.
-Only the first signal stops; later ones are ignored while the first one's
-cleanup runs (the shutdown graces bound it), and ``finish(action)`` uses that to complete
-an action a signal cut short.
-SIGKILL cannot be caught: what it leaves (a temporary folder) stays, and the children
-die by their own means (``harness/transports/stdio.py``, ``mock_servers/lifeline.py``).
+- outside the event loop (before it starts, after it ends): it raises ``Stopped``, so
+  every ``finally`` runs and a temporary folder is removed;
+- inside ``run(main)``: it cancels an anyio cancel scope around ``main()``. A cancel
+  scope, not a task cancel: anyio keeps cancelling everything inside it until it exits,
+  so an SDK await that swallows one ``CancelledError`` cannot keep a hung call alive,
+  while cleanup that must finish (stopping servers) is shielded where it runs. After
+  the cleanup, ``run`` raises ``Stopped``;
+- inside ``trap.held()``: it waits for the end of the block (a few lines that must not
+  be cut in two, such as creating a folder and naming it).
+
+``Stopped`` carries the conventional exit code (130, 143). Only the first signal stops;
+later ones are ignored while its cleanup runs (the shutdown graces bound it), and
+``finish(action)`` uses that to complete an action the first one cut short. The handler
+stays installed from start to end: the process never falls back to the default action
+(death, for SIGTERM) between two phases. SIGKILL cannot be caught: what it leaves (a
+temporary folder) stays, and the children die by their own means
+(``harness/transports/stdio.py``, ``mock_servers/lifeline.py``).
 
 Task groups wrap what their tasks raise in exception groups; ``run`` raises the one
 exception that matters instead (a usage error, then a signal, then a harness error, then a
 closed pipe), so a caller prints one line. A group with none of those is a bug, and its
 traceback shows.
 
-Used by the lesson runner and the user CLI. Not handled here: Windows consoles; signals
-in a thread other than the main one (the handlers are installed only from the main thread).
+Used by the lesson runner and the user CLI. Not handled here: Windows consoles; a command
+run outside the main thread (no handler is installed there).
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import socket
 import sys
 import threading
 from collections.abc import Awaitable, Callable, Iterator
@@ -56,6 +61,9 @@ class Trap:
 
     def __init__(self) -> None:
         self.caught: list[int] = []  # the first signal, once one came
+        self._cancel: Callable[[], None] | None = None  # while run() runs: how to stop its main()
+        self._holding = 0
+        self._pending = False
 
     def first(self, signum: int) -> bool:
         """Note ``signum``; True if it is the first signal (the one that stops the command)."""
@@ -68,14 +76,43 @@ class Trap:
         return Stopped(*SIGNALS[self.caught[0]])
 
     def handler(self, signum: int, frame: Any) -> None:
-        """The Python-level handler, outside the event loop: raise ``Stopped`` once."""
-        if self.first(signum):
+        """The one handler: Python runs it in the main thread, between two bytecodes of whatever runs there."""
+        if not self.first(signum):
+            return
+        if self._cancel is not None:
+            self._cancel()
+        elif self._holding:
+            self._pending = True
+        else:
             raise self.stopped()
+
+    @contextmanager
+    def held(self) -> Iterator[None]:
+        """A first signal that lands in the block takes effect when the block ends."""
+        self._holding += 1
+        try:
+            yield
+        finally:
+            self._holding -= 1
+            if not self._holding and self._pending:
+                self._pending = False
+                raise self.stopped()
+
+    @contextmanager
+    def cancelling(self, cancel: Callable[[], None]) -> Iterator[None]:
+        """In the block a first signal calls ``cancel`` instead of raising (the event loop's phase)."""
+        self._cancel = cancel
+        try:
+            if self.caught:  # it came before the loop ran, and was held
+                cancel()
+            yield
+        finally:
+            self._cancel = None
 
 
 @contextmanager
 def trapped(trap: Trap | None = None) -> Iterator[Trap]:
-    """Install ``trap``'s handlers for SIGINT and SIGTERM for the block (main thread only), then restore."""
+    """Install ``trap``'s handler for SIGINT and SIGTERM for the block (main thread only), then restore."""
     trap = trap or Trap()
     if threading.current_thread() is not threading.main_thread():
         yield trap
@@ -88,19 +125,6 @@ def trapped(trap: Trap | None = None) -> Iterator[Trap]:
             signal.signal(signum, handler)
 
 
-@contextmanager
-def held() -> Iterator[None]:
-    """Hold SIGINT and SIGTERM back in this thread for the block; one that came meanwhile is handled after it."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, SIGNALS)
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
-
-
 def finish(action: Callable[[], None]) -> None:
     """Run ``action`` to the end, even if a signal lands on it: a trap raises only once, so a second go cannot be cut short."""
     try:
@@ -111,12 +135,15 @@ def finish(action: Callable[[], None]) -> None:
 
 
 def run(main: Callable[[], Awaitable[T]], trap: Trap | None = None) -> T:
-    """``asyncio.run(main())`` that stops on SIGINT/SIGTERM and raises one exception, not a group."""
+    """``asyncio.run(main())`` that stops on SIGINT/SIGTERM and raises one exception, not a group.
+
+    ``trap``: the caller's, installed with ``trapped()``; without one, ``run`` installs its own.
+    """
     try:
-        if trap is not None:  # the caller's handlers are in place already
-            return asyncio.run(_guarded(main, trap))
-        with trapped() as own:
-            return asyncio.run(_guarded(main, own))
+        if trap is None:
+            with trapped() as own:
+                return asyncio.run(_guarded(main, own))
+        return asyncio.run(_guarded(main, trap))
     except BaseExceptionGroup as group:
         raise first_error(group) from None
 
@@ -125,31 +152,49 @@ async def _guarded(main: Callable[[], Awaitable[T]], trap: Trap) -> T:
     import anyio  # the SDK's async library
 
     loop = asyncio.get_running_loop()
-    in_main_thread = threading.current_thread() is threading.main_thread()
-    with anyio.CancelScope() as scope:
-
-        def stop(signum: int) -> None:
-            if trap.first(signum):
-                scope.cancel()
-
-        if trap.caught:  # a signal came before the loop ran
-            scope.cancel()
-        previous = {signum: signal.getsignal(signum) for signum in SIGNALS}
-        for signum in SIGNALS:
-            loop.add_signal_handler(signum, stop, signum)
-        try:
+    scope = anyio.CancelScope()
+    # call_soon_threadsafe: the handler may interrupt the loop's own bookkeeping, and this is
+    # the one loop call made to be safe from there (asyncio's own signal support uses it).
+    # The scope is entered inside `cancelling`, so a late signal never raises in its exit.
+    with trap.cancelling(lambda: loop.call_soon_threadsafe(scope.cancel)), _wakeup(loop):
+        with scope:
             result = await main()
-        finally:
-            # Hazard: remove_signal_handler sets the default action (death, for SIGTERM) until
-            # the previous handler is back; blocking both signals in this thread closes that gap.
-            with held():
-                for signum in SIGNALS:
-                    loop.remove_signal_handler(signum)
-                    if in_main_thread and callable(previous[signum]):
-                        signal.signal(signum, previous[signum])
     if trap.caught:
         raise trap.stopped()
     return result
+
+
+@contextmanager
+def _wakeup(loop: asyncio.AbstractEventLoop) -> Iterator[None]:
+    """Wake the loop when a signal arrives, in whichever thread: the handler then runs at once.
+
+    Python runs a handler only when the main thread executes bytecode; a loop asleep in
+    epoll would not notice a signal the kernel gave to another thread (an executor's).
+    ``set_wakeup_fd`` makes the C-level handler write a byte to a socket the loop watches.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    receive, send = socket.socketpair()
+    receive.setblocking(False)
+    send.setblocking(False)
+
+    def drain() -> None:
+        try:
+            while receive.recv(4096):
+                pass
+        except (BlockingIOError, InterruptedError):
+            pass
+
+    loop.add_reader(receive.fileno(), drain)
+    previous = signal.set_wakeup_fd(send.fileno(), warn_on_full_buffer=False)
+    try:
+        yield
+    finally:
+        signal.set_wakeup_fd(previous)
+        loop.remove_reader(receive.fileno())
+        receive.close()
+        send.close()
 
 
 def reader_left() -> int:

@@ -26,13 +26,15 @@ After SIGINT and SIGTERM the temporary workspace is gone as well (TMPDIR is the 
 folder); after SIGKILL it stays, as nothing can catch that signal.
 
 Also here: a normal close stops a stdio server's whole process group, a helper the server
-left running included.
+left running included; the stdio death-signal launcher reports a failed exec as a direct
+spawn would; the network servers' lifeline refuses to run without its pipe.
 """
 
 from __future__ import annotations
 
 import os
 import signal
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -43,12 +45,13 @@ from leaks import Proc, adopting, children, descendants, kill_tree, no_process_l
 from test_exits import STOP_TIMEOUT, Lesson, kill_strays, lesson_env  # noqa: F401  (kill_strays: the fixture)
 
 from harness.connection import connect
+from harness.errors import ServerError
 from harness.spec import ServerSpec, Timeouts
 
 pytestmark = pytest.mark.usefixtures("kill_strays", "no_process_left")
 
 ROOT = Path(__file__).resolve().parent.parent
-START_TIMEOUT = 20.0  # seconds for a lesson to reach its moment on a busy 2-core machine
+START_TIMEOUT = 60.0  # seconds for a lesson to reach its moment: a 2-core machine shared with other suites can take 20
 POLL = 0.005  # seconds between looks at /proc while waiting for the first server process
 CARELESS = ("--fault", "docs:--ignore-eof", "--fault", "deploy:--ignore-eof")  # s23: servers that ignore end of input
 HANG = ("--fault", "docs:--hang-on=search")
@@ -135,3 +138,27 @@ def test_a_normal_close_stops_the_server_s_whole_process_group(tmp_path):
             settle(before)  # reaps what was just killed
     assert helpers, "expected the helper to be running while the server was connected"
     assert not left, "expected the helper stopped with its server's process group, found:\n" + "\n".join(f"  {p}" for p in left)
+
+
+def test_a_server_that_cannot_be_executed_is_named_as_a_direct_spawn_would(tmp_path):
+    """The death-signal launcher execs the server; an exec that fails is still `cannot start ...: <reason>`."""
+    script = tmp_path / "no-shebang"
+    script.write_text("echo hi\n")
+    script.chmod(0o755)
+
+    async def attempt() -> str:
+        try:
+            await connect(ServerSpec("odd", "stdio", command=str(script)), timeouts=Timeouts(connect=START_TIMEOUT))
+        except ServerError as exc:
+            return str(exc)
+        return "connected"
+
+    assert anyio.run(attempt) == f"server 'odd': cannot start `{script}`: Exec format error"
+
+
+def test_the_lifeline_needs_a_pipe_on_stdin():
+    """Run by hand from a terminal (or with stdin at /dev/null), a lifeline would end at once: it refuses instead."""
+    result = subprocess.run([sys.executable, "-m", "mock_servers.lifeline", "mock_servers.serve", "docs", "--transport", "http"],
+                            cwd=ROOT, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=START_TIMEOUT)
+    assert (result.returncode, result.stdout, result.stderr) == (
+        1, "", "mock_servers.lifeline: stdin must be a pipe from the parent (its end means the parent is gone)\n"), result

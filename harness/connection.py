@@ -82,6 +82,8 @@ from harness.wire import WireTap
 CLIENT_INFO = types.Implementation(name="mcp-course-harness", version="0.1.0")
 STDERR_TAIL_LINES = 5
 LOGS_KEPT = 100  # log messages queued between calls; more are dropped until drained
+INPUT_ROUNDS = 5  # input-required rounds (2026-07-28) in one call before giving up
+URL_RETRIES = 3  # calls made again after the user visited a page (-32042), as Claude Code
 
 Handshake = Callable[[ClientSession, Timeouts], Awaitable[None]]
 Reconnect = Callable[[int, ServerError], "float | None"]  # (failures so far, the last error) -> seconds to wait, or None: give up
@@ -93,6 +95,15 @@ async def classic_handshake(session: ClientSession, timeouts: Timeouts) -> None:
     """The handshake era's opening: ``initialize`` (and the SDK's ``notifications/initialized``)."""
     with anyio.fail_after(timeouts.connect):
         await session.initialize()
+
+
+async def discover_handshake(session: ClientSession, timeouts: Timeouts) -> None:
+    """The 2026-07-28 opening: ``server/discover`` instead of ``initialize`` (no session, no back channel).
+
+    s33 uses it to show that era's input-required rounds; s34 teaches the era itself.
+    """
+    with anyio.fail_after(timeouts.connect):
+        await session.discover()
 
 
 def never(failures: int, error: ServerError) -> float | None:
@@ -381,7 +392,7 @@ class MCPConnection:
                 self._say("note", f"{self.name}: {tool}: progress {done}" + (f": {message}" if message else ""))
 
             try:
-                result = await session.call_tool(tool, arguments, progress_callback=progressed)
+                result = await self._rounds(session, tool, arguments, progressed, where, scope)
             except MCPError as exc:
                 await self._call_failed(exc, where)
             except UnsendableFrame as exc:  # refused before sending: the session is untouched
@@ -394,6 +405,80 @@ class MCPConnection:
             is_error=bool(result.is_error),
             origin=where,
         )
+
+    async def _rounds(self, session: ClientSession, tool: str, arguments: dict[str, Any], progressed: Any, where: str,
+                      scope: anyio.CancelScope) -> Any:
+        """``tools/call``, and the further rounds a server may ask for (s33).
+
+        2026-07-28: an input-required result names what it needs (a form, a sample, the
+        roots); the answers go back with the same call, with the server's request state.
+        Both eras: error -32042 (URL elicitation required) names pages the user must visit;
+        once they say they did, the call is made again. Each round restarts the call timeout:
+        the time was the user's, not the server's.
+        """
+        responses: dict[str, Any] | None = None
+        state: str | None = None
+        visits = 0
+        for _ in range(INPUT_ROUNDS):
+            try:
+                result = await session.call_tool(tool, arguments, progress_callback=progressed, input_responses=responses,
+                                                 request_state=state, allow_input_required=True)
+            except MCPError as exc:
+                if exc.code != types.URL_ELICITATION_REQUIRED or "elicitation_callback" not in self._options or visits >= URL_RETRIES:
+                    raise
+                visits += 1
+                if not await self._visit(session, exc):
+                    raise ToolError(f"{where}: needs a step in the browser first ({printable(exc.message, 120)}); it was not done") from None
+                scope.deadline = anyio.current_time() + self.timeouts.call
+                continue
+            if not isinstance(result, types.InputRequiredResult):
+                return result
+            responses, state = await self._answer(session, result.input_requests or {}, where), result.request_state
+            scope.deadline = anyio.current_time() + self.timeouts.call
+        raise ToolError(f"{where}: still asking for input after {INPUT_ROUNDS} rounds; stopped")
+
+    async def _visit(self, session: ClientSession, exc: MCPError) -> bool:
+        """Hand each page of a -32042 error to the elicitation callback (URL mode); True if the user did them all."""
+        from mcp.client.session import ClientRequestContext
+
+        data = exc.data if isinstance(exc.data, dict) else {}
+        pages = [e for e in data.get("elicitations") or [] if isinstance(e, dict) and e.get("mode") == "url"]
+        if not pages:
+            return False
+        for page in pages:
+            params = types.ElicitRequestURLParams(message=str(page.get("message", "")), url=str(page.get("url", "")),
+                                                  elicitation_id=str(page.get("elicitationId", "")))
+            answer = await self._options["elicitation_callback"](ClientRequestContext(session=session, request_id="url"), params)
+            if getattr(answer, "action", None) != "accept":
+                return False
+        return True
+
+    async def _answer(self, session: ClientSession, requests: Mapping[str, Any], where: str) -> dict[str, Any]:
+        """The answers to an input-required result, from the same callbacks that serve the server's own requests."""
+        from mcp.client.session import ClientRequestContext
+
+        answers: dict[str, Any] = {}
+        for key, request in requests.items():
+            context = ClientRequestContext(session=session, request_id=key)
+            callback = {types.ElicitRequest: "elicitation_callback", types.CreateMessageRequest: "sampling_callback",
+                        types.ListRootsRequest: "list_roots_callback"}.get(type(request))
+            if callback is None or callback not in self._options:
+                raise ToolError(f"{where}: the server needs {getattr(request, 'method', 'input')}, which this client does not offer")
+            args = (context,) if callback == "list_roots_callback" else (context, request.params)
+            answer = await self._options[callback](*args)
+            if isinstance(answer, types.ErrorData):
+                raise ToolError(f"{where}: {getattr(request, 'method', 'input')}: {printable(answer.message, 200)}")
+            answers[key] = answer
+        return answers
+
+    async def roots_changed(self) -> None:
+        """Tell the server its roots changed (``notifications/roots/list_changed``); it lists them again when it wants."""
+        if self._session is not None and self.state is State.CONNECTED:
+            import warnings
+
+            with warnings.catch_warnings():  # roots are deprecated as of 2026-07-28 (SEP-2577), and still widely served
+                warnings.simplefilter("ignore")
+                await self._session.send_roots_list_changed()
 
     async def _call_failed(self, exc: MCPError, where: str) -> NoReturn:
         if self._expired():

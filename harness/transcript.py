@@ -226,6 +226,9 @@ def render(event: dict[str, Any]) -> str:
         if event["asked"]:
             return f"  ?? {event['name']}: {event['reason']}: asked, {event['by']} answered {event['answer']}"
         return f"  !! {event['name']}: {event['reason']}: denied"
+    if kind == "elicit":
+        detail = f"\n     {event['detail']}" if event["detail"] else ""
+        return f"  ?? {event['server']} asks: {event['asked']}{detail}\n     {event['by']} answered: {event['answer']}"
     if kind == "log":
         return f"log: {event['server']} ({event['level']}): " + event["text"].replace("\n", "\n    ")
     if kind == "state":

@@ -49,6 +49,7 @@ CASES = [
     Case("s30", kinds=("transcript", "frames")),
     Case("s31"),
     Case("s32"),
+    Case("s33"),
 ]
 
 LESSONS = sorted(p.name for p in (ROOT / "lessons").iterdir() if (p / "code.py").is_file())

@@ -1,0 +1,230 @@
+"""What a server may ask the client for (s33): the user (elicitation), the model (sampling), the roots.
+
+A session advertises a capability only for what the harness really answers: ``callbacks``
+returns the ``ClientSession`` options for the parts it is given, and the SDK declares
+``elicitation``, ``sampling`` and ``roots`` exactly for those.
+
+**Elicitation** asks the user. Form mode shows the server's message and each field with its
+type and default; the user accepts (fields filled, the schema's defaults applied to what
+they left out, as SEP-1034 says), declines or cancels. URL mode shows a page to visit and
+waits until the user says they are done (in both eras it may also come as error -32042 on
+a call; the connection then calls again, see ``connection._rounds``). In lessons the
+answers are the scenario's; on a terminal the user types them; with neither, the answer is
+decline.
+
+**Sampling** asks the model: the harness's own (scripted offline, the real API with
+``--live``). The user is asked first and may refuse; each server gets at most
+``max_requests`` samples per run and ``max_tokens`` per sample, whatever it asks for.
+
+**Roots** are the workspace. ``Roots.move`` changes them and tells every server.
+
+Sampling, roots and logging are deprecated as of protocol 2026-07-28 (SEP-2577) and still
+widely served. In that era a server cannot send requests of its own; it answers a call
+with an input-required result instead, and the connection answers it with these same
+callbacks and calls again.
+
+Introduced by s33. Not handled here: sampling with tools (the server's ``tools`` in a
+sampling request are refused), elicitation inside tasks.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any, TextIO
+
+from harness.transcript import Transcript
+
+DECISIONS = ("accept", "decline", "cancel")
+
+
+class Script:
+    """The scenario's ``answers``, handed out in order: user answers (words or forms) and model samples apart."""
+
+    def __init__(self, answers: Iterable[Any]) -> None:
+        self._items = list(answers)
+
+    def next_answer(self) -> Any:
+        """The next word or form (not a sample); None when none is left."""
+        return self._take(lambda a: not (isinstance(a, dict) and "sample" in a))
+
+    def next_sample(self) -> str | None:
+        found = self._take(lambda a: isinstance(a, dict) and "sample" in a)
+        return str(found["sample"]) if found is not None else None
+
+    def _take(self, wanted: Any) -> Any:
+        for i, item in enumerate(self._items):
+            if wanted(item):
+                return self._items.pop(i)
+        return None
+
+
+class Asker:
+    """The user's side. ``answers``: a ``Script`` (lessons), or None for a terminal (``ask_in``) or, failing that, nobody."""
+
+    def __init__(self, script: Script | None = None, transcript: Transcript | None = None, *,
+                 ask_in: TextIO | None = None, ask_out: TextIO | None = None) -> None:
+        self.script, self.transcript = script, transcript
+        self._in, self._out = ask_in, ask_out or sys.stderr
+        self.who = "scripted" if script is not None else "user" if ask_in is not None else "nobody to ask"
+
+    async def form(self, server: str, message: str, schema: Mapping[str, Any]) -> tuple[str, dict[str, Any] | None]:
+        props = schema.get("properties") or {}
+        required = set(schema.get("required") or [])
+        fields = "; ".join(_field(n, p, n in required) for n, p in props.items())
+        given = await self._answer(f"{message} [{fields}] accept, decline or cancel")
+        action, values = _form_answer(given)
+        content = None
+        if action == "accept":
+            content = {n: p["default"] for n, p in props.items() if isinstance(p, dict) and "default" in p}  # SEP-1034
+            content.update({k: _typed(v, props.get(k, {})) for k, v in (values or {}).items() if k in props})
+            missing = sorted(required - set(content))
+            if missing:
+                action, content = "decline", None  # cannot accept without a required field
+                self._say(server, f"form: {message}", f"{fields}", f"decline (missing required {', '.join(missing)})")
+                return action, content
+        self._say(server, f"form: {message}", fields, action + (f" {json.dumps(content, sort_keys=True)}" if content else ""))
+        return action, content
+
+    async def visit(self, server: str, message: str, url: str) -> bool:
+        given = await self._answer(f"{message} Open {url} and answer done when finished (or no)")
+        done = isinstance(given, str) and given.strip().lower() in ("done", "yes", "accept")
+        self._say(server, f"url: {message}", f"open {url}", "done" if done else "not done")
+        return done
+
+    async def consent(self, server: str, what: str) -> bool:
+        given = await self._answer(f"allow {server} to {what}? yes or no")
+        yes = isinstance(given, str) and given.strip().lower() in ("yes", "y", "always")
+        self._say(server, "sampling: " + what, "", "yes" if yes else "no")
+        return yes
+
+    async def _answer(self, question: str) -> Any:
+        if self.script is not None:
+            return self.script.next_answer()
+        if self._in is None:
+            return None
+        import anyio
+
+        def read() -> str:
+            self._out.write(question + ": ")
+            self._out.flush()
+            return self._in.readline().strip()
+
+        line = await anyio.to_thread.run_sync(read)
+        if line.startswith("{"):
+            try:
+                return {"form": json.loads(line)}
+            except ValueError:
+                return line
+        return line
+
+    def _say(self, server: str, asked: str, detail: str, answer: str) -> None:
+        if self.transcript is not None:
+            self.transcript.post("elicit", server=server, asked=asked, detail=detail, answer=answer, by=self.who)
+
+
+class Sampler:
+    """Answers ``sampling/createMessage`` with the harness's model, within per-server limits and with consent."""
+
+    def __init__(self, model: Any, asker: Asker, script: Script | None = None, *, max_requests: int = 3, max_tokens: int = 1000) -> None:
+        self.model, self.asker, self.script = model, asker, script
+        self.max_requests, self.max_tokens = max_requests, max_tokens
+        self.used: dict[str, int] = {}
+
+    async def sample(self, server: str, messages: list[dict[str, Any]], system: str | None, max_tokens: int, tools: Any = None) -> str:
+        """The model's text; ``PermissionError`` (refused or over a limit) says why."""
+        if tools:
+            raise PermissionError("sampling with tools is not offered by this client")
+        if self.used.get(server, 0) >= self.max_requests:
+            raise PermissionError(f"server '{server}' has used its {self.max_requests} sampling requests for this run")
+        first = next((m["content"] for m in messages if isinstance(m.get("content"), str)), "")
+        if not await self.asker.consent(server, f"ask the model ({min(max_tokens, self.max_tokens)} tokens at most): {first[:120]}"):
+            raise PermissionError("the user refused the sampling request")
+        self.used[server] = self.used.get(server, 0) + 1
+        if self.script is not None:  # offline: the scenario says what the model answers
+            said = self.script.next_sample()
+            if said is None:
+                raise PermissionError("the scenario has no sample left to answer with")
+            return said
+        reply = await self.model.reply(system or "", messages, [])
+        return reply.text
+
+
+class Roots:
+    """The workspace as the servers' one root; ``move`` changes it and tells every connected server."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root.resolve()
+
+    def listing(self) -> list[dict[str, str]]:
+        return [{"uri": self.root.as_uri(), "name": "workspace"}]
+
+    async def move(self, root: Path, clients: Iterable[Any]) -> None:
+        self.root = root.resolve()
+        for client in clients:
+            if hasattr(client, "roots_changed"):
+                await client.roots_changed()
+
+
+def callbacks(server: str, *, asker: Asker | None = None, sampler: Sampler | None = None, roots: Roots | None = None) -> dict[str, Any]:
+    """``ClientSession`` options for one server: a callback (and so a capability) only for each part given."""
+    import mcp_types as types
+
+    options: dict[str, Any] = {}
+    if asker is not None:
+        async def elicit(context: Any, params: Any) -> Any:
+            if getattr(params, "mode", "form") == "url":
+                done = await asker.visit(server, params.message, params.url)
+                return types.ElicitResult(action="accept" if done else "decline")
+            action, content = await asker.form(server, params.message, params.requested_schema or {})
+            return types.ElicitResult(action=action, content=content)
+
+        options["elicitation_callback"] = elicit
+    if sampler is not None:
+        async def sample(context: Any, params: Any) -> Any:
+            messages = [{"role": m.role, "content": m.content.text if getattr(m.content, "type", "") == "text" else "[non-text content]"}
+                        for m in params.messages]
+            try:
+                text = await sampler.sample(server, messages, params.system_prompt, params.max_tokens, params.tools)
+            except PermissionError as exc:
+                return types.ErrorData(code=-1, message=str(exc))
+            return types.CreateMessageResult(role="assistant", content=types.TextContent(text=text),
+                                             model="harness", stop_reason="endTurn")
+
+        options["sampling_callback"] = sample
+    if roots is not None:
+        async def list_roots(context: Any) -> Any:
+            return types.ListRootsResult(roots=[types.Root(uri=r["uri"], name=r["name"]) for r in roots.listing()])
+
+        options["list_roots_callback"] = list_roots
+    return options
+
+
+def _field(name: str, prop: Any, required: bool) -> str:
+    prop = prop if isinstance(prop, dict) else {}
+    kind = "|".join(prop["enum"]) if isinstance(prop.get("enum"), list) else str(prop.get("type", "any"))
+    extra = [k for k, on in (("required", required),) if on] + ([f"default {json.dumps(prop['default'])}"] if "default" in prop else [])
+    return f"{name} ({kind}" + (", " + ", ".join(extra) if extra else "") + ")"
+
+
+def _form_answer(given: Any) -> tuple[str, dict[str, Any] | None]:
+    if isinstance(given, dict) and isinstance(given.get("form"), dict):
+        return "accept", given["form"]
+    if isinstance(given, str) and given.strip().lower() in DECISIONS:
+        return given.strip().lower(), None
+    return "decline", None  # nobody answered, or an answer that is no form: the safe choice
+
+
+def _typed(value: Any, prop: Any) -> Any:
+    """A typed answer for a field (a terminal gives strings): booleans and numbers as the schema says."""
+    kind = prop.get("type") if isinstance(prop, dict) else None
+    if isinstance(value, str) and kind == "boolean":
+        return value.strip().lower() in ("true", "yes", "y", "1")
+    if isinstance(value, str) and kind in ("number", "integer"):
+        try:
+            return int(value) if kind == "integer" else float(value)
+        except ValueError:
+            return value
+    return value

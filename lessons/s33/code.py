@@ -1,0 +1,87 @@
+"""s33: elicitation, sampling and roots. Servers ask the client, and the client answers only what it offers.
+
+New here: `harness/elicit.py`, and the connection's input rounds. The desk server asks,
+while a tool runs:
+
+- file_ticket: a form (team required, priority and notify with defaults). The user fills
+  in the team; the defaults fill the rest (SEP-1034). The second ticket is declined.
+- link_account: error -32042, "visit this page first". The harness shows the URL, waits
+  for the user's "done", and calls again.
+- suggest_title: sampling. The user allows it; the harness's own model answers (scripted
+  here, the real API with --live), at most 3 requests and 1000 tokens per server.
+- workspace: roots. The root is the workspace; when the user moves it to project/, every
+  server is told (notifications/roots/list_changed) and the next listing shows it.
+- desk2026 is the same server reached the 2026-07-28 way (server/discover, no session):
+  it cannot send requests, so triage answers "input required" with a form; the
+  harness answers it and calls again with the answer.
+
+The client declares exactly these capabilities, because it passes exactly these callbacks.
+Sampling, roots and logging are deprecated as of 2026-07-28 (SEP-2577), and still widely served.
+
+Not yet: the 2026-07-28 protocol in full (s34).
+
+New module: harness/elicit.py
+
+Run: python lessons/s33/code.py            (offline: scripted model and answers)
+     python lessons/s33/code.py --live     (real model; you answer on the terminal)
+"""
+
+import sys
+from pathlib import Path
+
+from harness import config, elicit, lesson, lifecycle, pool, wire
+from harness.connection import Connections, classic_handshake, discover_handshake
+from harness.hub import Hub
+
+BASE = "You are a coding agent. Use the tools to answer; be brief."
+SETTINGS = Path(__file__).resolve().parent / "cline_mcp_settings.json"
+MOVE_BEFORE_TURN = 6  # the user switches the workspace to project/ before the model's sixth turn
+
+
+async def session(run: lesson.Run) -> None:
+    environ = {"PYTHON": sys.executable}
+    settings = run.workspace.root / SETTINGS.name
+    settings.write_text(SETTINGS.read_text(encoding="utf-8"), encoding="utf-8")
+    nowhere = config.Paths(home=run.workspace.root, cwd=run.workspace.root, managed=run.workspace.root)  # no policy
+    answers = getattr(getattr(run.model, "scenario", None), "answers", None)
+    script = elicit.Script(answers) if answers is not None and not run.args.live else None
+    asker = elicit.Asker(script, run.transcript, ask_in=sys.stdin if script is None and sys.stdin.isatty() else None)
+    sampler = elicit.Sampler(run.model, asker, script)
+    roots = elicit.Roots(run.workspace.root)
+    with wire.recording(run.transcript, run.args) as tap:
+        servers = config.load(nowhere, [settings])
+        async with Connections(run.transcript) as conns, \
+                Hub(run.transcript, on_change=lifecycle.show(run.transcript)) as hub:
+
+            def connector(server):
+                era = discover_handshake if server.name.endswith("2026") else classic_handshake
+                return config.connector(server, conns, environ, tap=tap, handshake=era,
+                                        **elicit.callbacks(server.name, asker=asker, sampler=sampler, roots=roots))
+
+            config.add_to(hub, servers, connector)
+            await hub.connect_all()
+            rebuilt = pool.rebuilt(BASE, run.workspace.tools(), hub.clients)
+            turns = 0
+
+            async def turn():
+                nonlocal turns
+                turns += 1
+                if turns == MOVE_BEFORE_TURN:
+                    (run.workspace.root / "project").mkdir()
+                    run.transcript.note("the user moves the workspace to project/")
+                    await roots.move(run.workspace.root / "project", hub.clients.values())
+                return rebuilt()
+
+            await run.agent(turn)
+
+
+def options(parser) -> None:
+    wire.options(parser)
+
+
+def main(argv=None, out=sys.stdout) -> int:
+    return lesson.run_lesson(__file__, __doc__, argv, out, session, options)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,251 @@
+"""Exercise solutions: read one, apply it to a temporary copy of the course, run it in this process.
+
+Every lesson's README ends with numbered exercises. Exercise N of lesson sNN has its
+solution in ``exercises/sNN/N_<slug>/``:
+
+    solution.py     the solution, as data and two functions (below)
+    *.yaml, ...     files it uses, such as a scenario; they stay where they are
+
+``solution.py`` may define:
+
+    (docstring)     the answer in words, as the site shows it (markdown)
+    EDITS           {"lessons/s19/code.py": [(old, new), ...], "mock_servers/catalog.py": [...]}:
+                    each ``old`` must occur exactly once in that file; it becomes ``new``
+    RUN             the lesson's command line, e.g. ("--scenario", "{here}/scenario.yaml");
+                    ``{here}`` is the solution's folder
+    solve(env)      code that answers the exercise; without it, ``env.run(*RUN)``
+    check(result)   the exercise's own check: asserts about what ``solve`` returned
+    SLOW            True when it starts servers (the test id then says ``slow``)
+
+The lesson's own files are never touched. ``patched(solution)`` copies the lesson folder
+(always) and ``harness/`` and ``mock_servers/`` (only when an edit touches one of them) to
+a temporary folder, applies ``EDITS`` there, and while it lasts, imports ``harness`` and
+``mock_servers`` from the copy, so a lesson run, and any server it spawns from the copy's
+root, sees the patched code. Leaving it puts the real modules back.
+
+The site reads ``solution.py`` without importing it (``Solution.read`` uses ``ast``), so
+building the site never runs a solution; ``tests/test_exercises.py`` runs them all.
+
+Not handled: solutions that need a network, a terminal, or the live model.
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import importlib.util
+import io
+import itertools
+import re
+import shutil
+import sys
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+EXERCISES = ROOT / "exercises"
+PACKAGES = ("harness", "mock_servers")  # copied together, so a spawned server runs the patched copy too
+FOLDER = re.compile(r"^(\d+)_([a-z0-9_]+)$")
+_counter = itertools.count(1)
+
+
+class EditError(Exception):
+    """An edit that does not apply to the current file: the solution is stale."""
+
+
+@dataclass(frozen=True)
+class Solution:
+    lesson: str
+    number: int
+    folder: Path
+    doc: str
+    edits: dict[str, list[tuple[str, str]]]
+    run: tuple[str, ...]
+    slow: bool
+    sources: dict[str, str]  # "solve", "check": their source text
+    files: tuple[Path, ...] = field(default=())  # the other files in the folder
+
+    @property
+    def id(self) -> str:
+        return f"{self.lesson}-{self.folder.name}"
+
+    @classmethod
+    def read(cls, folder: Path) -> Solution:
+        """The solution in ``folder``, read with ``ast``: nothing in it runs."""
+        match = FOLDER.match(folder.name)
+        if not match:
+            raise ValueError(f"{folder}: a solution folder is named N_slug (e.g. 1_add_a_tool)")
+        path = folder / "solution.py"
+        text = path.read_text(encoding="utf-8")
+        tree = ast.parse(text, str(path))
+        values: dict[str, Any] = {}
+        sources: dict[str, str] = {}
+        for node in tree.body:
+            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+                if node.targets[0].id in ("EDITS", "RUN", "SLOW"):
+                    values[node.targets[0].id] = ast.literal_eval(node.value)
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in ("solve", "check"):
+                sources[node.name] = ast.get_source_segment(text, node, padded=True) or ""
+        if "check" not in sources:
+            raise ValueError(f"{path}: defines no check(result)")
+        if "solve" not in sources and "RUN" not in values:
+            raise ValueError(f"{path}: defines neither RUN nor solve(env)")
+        edits = {p: [tuple(pair) for pair in pairs] for p, pairs in values.get("EDITS", {}).items()}
+        files = tuple(sorted(p for p in folder.iterdir() if p.is_file() and p.name != "solution.py"
+                             and not p.name.endswith(".pyc")))
+        return cls(folder.parent.name, int(match.group(1)), folder, ast.get_docstring(tree) or "", edits,
+                   tuple(values.get("RUN", ())), bool(values.get("SLOW", False)), sources, files)
+
+    def patched_text(self, rel: str) -> tuple[str, str]:
+        """The file ``rel`` as it is now, and as the solution's edits leave it."""
+        before = (ROOT / rel).read_text(encoding="utf-8")
+        after = before
+        for old, new in self.edits.get(rel, []):
+            count = after.count(old)
+            if count != 1:
+                first = old.strip().splitlines()[0] if old.strip() else repr(old)
+                raise EditError(f"{self.id}: {rel}: the text to replace occurs {count} times, not once: {first!r}")
+            after = after.replace(old, new)
+        return before, after
+
+    def diffs(self) -> list[tuple[str, str]]:
+        """(path, unified diff) for every edited file, against the current files."""
+        out = []
+        for rel in self.edits:
+            before, after = self.patched_text(rel)
+            diff = difflib.unified_diff(before.splitlines(keepends=True), after.splitlines(keepends=True),
+                                        f"a/{rel}", f"b/{rel}", n=2)
+            out.append((rel, "".join(diff)))
+        return out
+
+
+def solutions(lesson: str | None = None) -> list[Solution]:
+    """Every solution, in lesson and exercise order (one lesson's, if named)."""
+    folders = sorted(EXERCISES.glob(f"{lesson or 's[0-9][0-9]'}/[0-9]*_*/solution.py"))
+    found = [Solution.read(p.parent) for p in folders]
+    return sorted(found, key=lambda s: (s.lesson, s.number))
+
+
+@dataclass(frozen=True)
+class Run:
+    """One in-process run of a (patched) lesson."""
+
+    code: int
+    text: str
+    frames: str = ""
+
+    @property
+    def lines(self) -> list[str]:
+        return self.text.splitlines()
+
+
+class Env:
+    """What ``solve(env)`` gets: the patched copy, and a way to run its lesson."""
+
+    def __init__(self, solution: Solution, root: Path) -> None:
+        self.solution = solution
+        self.root = root  # the copy's root: its lessons/sNN, and harness/, mock_servers/ if patched
+        self.here = solution.folder
+        self.lesson_dir = root / "lessons" / solution.lesson
+
+    def argv(self, *argv: str) -> list[str]:
+        return [a.replace("{here}", str(self.here)) for a in argv]
+
+    def lesson(self) -> ModuleType:
+        """The copy's code.py, imported under a fresh name."""
+        path = self.lesson_dir / "code.py"
+        spec = importlib.util.spec_from_file_location(f"exercise_{self.solution.lesson}_{next(_counter)}", path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module
+
+    def run(self, *argv: str, frames: bool = False) -> Run:
+        """The copy's lesson, run as the snapshot tests run lessons (``--deterministic``)."""
+        args = self.argv(*argv)
+        with tempfile.TemporaryDirectory(prefix="exercise-frames-") as tmp:
+            path = Path(tmp) / "frames.jsonl"
+            if frames:
+                args += ["--frames", str(path)]
+            out = io.StringIO()
+            code = self.lesson().main([*args, "--deterministic"], out)
+            wire = path.read_text(encoding="utf-8") if frames and path.is_file() else ""
+        return Run(code, out.getvalue(), wire)
+
+
+@contextmanager
+def patched(solution: Solution) -> Iterator[Env]:
+    """A temporary copy with the solution's edits applied, imported in place of the real one."""
+    with tempfile.TemporaryDirectory(prefix=f"exercise-{solution.lesson}-") as tmp:
+        root = Path(tmp)
+        ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
+        shutil.copytree(ROOT / "lessons" / solution.lesson, root / "lessons" / solution.lesson, ignore=ignore)
+        packages = PACKAGES if any(rel.split("/")[0] in PACKAGES for rel in solution.edits) else ()
+        for package in packages:
+            shutil.copytree(ROOT / package, root / package, ignore=ignore)
+        for rel in solution.edits:
+            if not rel.startswith((f"lessons/{solution.lesson}/", *(p + "/" for p in packages))):
+                raise EditError(f"{solution.id}: edits {rel}, which is neither its lesson nor harness/ nor mock_servers/")
+            (root / rel).write_text(solution.patched_text(rel)[1], encoding="utf-8")
+        with _imported_from(root, packages):
+            yield Env(solution, root)
+
+
+@contextmanager
+def _imported_from(root: Path, packages: tuple[str, ...]) -> Iterator[None]:
+    """While inside, ``import harness`` (and ``mock_servers``) finds the copy under ``root``."""
+    if not packages:
+        yield
+        return
+
+    def ours(name: str) -> bool:
+        return name.split(".")[0] in packages
+
+    saved = {name: module for name, module in sys.modules.items() if ours(name)}
+    for name in saved:
+        del sys.modules[name]
+    sys.path.insert(0, str(root))
+    importlib.invalidate_caches()
+    try:
+        yield
+    finally:
+        sys.path.remove(str(root))
+        for name in [n for n in sys.modules if ours(n)]:
+            del sys.modules[name]
+        sys.modules.update(saved)
+        importlib.invalidate_caches()
+
+
+def load_module(solution: Solution) -> ModuleType:
+    """``solution.py`` itself, imported (for its solve and check)."""
+    path = solution.folder / "solution.py"
+    spec = importlib.util.spec_from_file_location(f"solution_{solution.lesson}_{solution.number}_{next(_counter)}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def run_solution(solution: Solution) -> Any:
+    """Apply, solve, check. Returns what ``solve`` returned; an AssertionError means the check failed."""
+    with patched(solution) as env:
+        module = load_module(solution)
+        solve = getattr(module, "solve", None)
+        result = solve(env) if solve else env.run(*solution.run)
+        module.check(result)
+    return result
+
+
+if __name__ == "__main__":  # python exercises/runner.py [sNN]: run every solution (of one lesson) and say how each went
+    failed = 0
+    for item in solutions(sys.argv[1] if len(sys.argv) > 1 else None):
+        try:
+            run_solution(item)
+            print(f"ok    {item.id}")
+        except Exception as exc:  # noqa: BLE001 (a report, not a handler)
+            failed += 1
+            print(f"FAIL  {item.id}: {type(exc).__name__}: {exc}".splitlines()[0])
+    sys.exit(1 if failed else 0)

@@ -1,0 +1,33 @@
+"""The new tool is one more `ToolDef` in the `docs` factory. `MockClient.connect` lists
+whatever the server definition holds, and `agent_tools` turns every listed tool into a
+`Tool`, so the pool grows to 8 and the model can call `mcp__docs__list_pages` with no
+change to `code.py` or the loop.
+"""
+
+EDITS = {
+    "mock_servers/catalog.py": [(
+        '''    def get_version(args: dict[str, Any]) -> str:
+        return "docs 1.4.2 (4 pages)"
+''',
+        '''    def get_version(args: dict[str, Any]) -> str:
+        return "docs 1.4.2 (4 pages)"
+
+    def list_pages(args: dict[str, Any]) -> str:
+        return "\\n".join(sorted(_PAGES))
+''',
+    ), (
+        '''        ToolDef("get_version", "Return the documentation version.", _object(), get_version, read_only),
+''',
+        '''        ToolDef("get_version", "Return the documentation version.", _object(), get_version, read_only),
+        ToolDef("list_pages", "List the titles of every page.", _object(), list_pages, read_only),
+''',
+    )],
+}
+RUN = ("--scenario", "{here}/scenario.yaml")
+
+
+def check(run):
+    assert run.code == 0, run.text
+    tools = next(line for line in run.lines if line.startswith("tools ("))
+    assert tools.startswith("tools (8): ") and "mcp__docs__list_pages" in tools, tools
+    assert "  <- deploy\n     hooks\n     mcp\n     permissions" in run.text, run.text

@@ -1,0 +1,38 @@
+"""The 70-character tool `list_every_page_title_in_the_documentation_site_sorted_by_recent_edits`
+gives `mcp__docs__` + 70 characters = 81, over 64. Rule 3 keeps the first 55 characters,
+`mcp__docs__list_every_page_title_in_the_documentation_s`, then `_` and the first 8 hex
+digits of SHA-256 of `docs` + NUL + the tool's original name. The prediction is computed
+here with `hashlib` alone and compared with the `warning:` line; the second run prints the
+same name, because nothing in the hash depends on the run.
+"""
+
+TOOL = "list_every_page_title_in_the_documentation_site_sorted_by_recent_edits"
+EDITS = {
+    "mock_servers/catalog.py": [(
+        '''        ToolDef("get_version", "Return the documentation version.", _object(), get_version, read_only),
+''',
+        '''        ToolDef("get_version", "Return the documentation version.", _object(), get_version, read_only),
+        ToolDef("list_every_page_title_in_the_documentation_site_sorted_by_recent_edits", "List page titles.", _object(),
+                lambda args: "\\n".join(sorted(_PAGES)), read_only),
+''',
+    )],
+}
+
+
+def solve(env):
+    import hashlib
+
+    full = f"mcp__docs__{TOOL}"
+    predicted = full[:55] + "_" + hashlib.sha256(f"docs\x00{TOOL}".encode()).hexdigest()[:8]
+    runs = [env.run("--scenario", "{here}/scenario.yaml") for _ in range(2)]
+    return {"tool": TOOL, "predicted": predicted, "runs": runs}
+
+
+def check(result):
+    assert len(result["tool"]) == 70
+    warning = (f"warning: 'docs' tool '{result['tool']}': name is 81 characters, over 64; "
+               f"using '{result['predicted']}'")
+    first, second = result["runs"]
+    assert first.code == 0, first.text
+    assert warning in first.lines, f"expected {warning!r} in\n{first.text}"
+    assert first.text == second.text, "two runs must print the same names"

@@ -1,0 +1,65 @@
+"""Every exercise solution passes its exercise's own check (exercises/runner.py says how).
+
+Each solution runs in this process, on a temporary copy of its lesson (and of harness/
+and mock_servers/ when it edits them); the lesson's own files are never changed. The ids
+of solutions that start servers end in ``slow``: ``pytest tests/test_exercises.py -k "not
+slow"`` runs the quick ones only.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+
+import pytest
+from cases import ROOT
+
+sys.path.insert(0, str(ROOT / "exercises"))
+import runner  # noqa: E402  (exercises/ is not a package; its runner is shared with the site)
+
+SOLUTIONS = runner.solutions()
+EXERCISE = re.compile(r"^(\d+)\. ", re.MULTILINE)
+
+
+def _numbers(lesson: str) -> list[int]:
+    """The exercise numbers of a lesson's README (its '## Exercises' section)."""
+    readme = (ROOT / "lessons" / lesson / "README.md").read_text(encoding="utf-8")
+    section = re.search(r"^## Exercises\s*$(.*?)(?=^## |\Z)", readme, re.MULTILINE | re.DOTALL)
+    return [int(n) for n in EXERCISE.findall(section.group(1))] if section else []
+
+
+@pytest.mark.parametrize("solution", SOLUTIONS, ids=lambda s: s.id + ("-slow" if s.slow else ""))
+def test_solution_passes_its_check(solution):
+    runner.run_solution(solution)
+
+
+def test_every_solution_answers_an_exercise_of_its_lesson():
+    for solution in SOLUTIONS:
+        assert solution.number in _numbers(solution.lesson), (
+            f"{solution.folder.relative_to(ROOT)}: lessons/{solution.lesson}/README.md has no exercise {solution.number}")
+
+
+@pytest.mark.parametrize("lesson", [f"s{n}" for n in range(19, 23)])
+def test_every_exercise_has_a_solution(lesson):
+    numbers = _numbers(lesson)
+    assert 2 <= len(numbers) <= 3, f"lessons/{lesson}/README.md: expected 2 or 3 exercises, found {numbers}"
+    solved = {s.number for s in SOLUTIONS if s.lesson == lesson}
+    assert set(numbers) <= solved, f"{lesson}: exercises without a solution in exercises/{lesson}/: {sorted(set(numbers) - solved)}"
+
+
+def test_solutions_leave_the_real_modules_in_place():
+    import harness.naming
+
+    before = harness.naming
+    edits = next(s for s in SOLUTIONS if any(p.startswith(runner.PACKAGES) for p in s.edits))
+    with runner.patched(edits):
+        import harness.naming as inside
+        assert inside is not before and str(inside.__file__).startswith(tempfile_root()), inside.__file__
+    import harness.naming as after
+    assert after is before, "leaving patched() must restore the modules that were imported before"
+
+
+def tempfile_root() -> str:
+    import tempfile
+
+    return tempfile.gettempdir()

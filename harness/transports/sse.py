@@ -5,7 +5,7 @@ POST endpoint (``/messages/?session_id=...``); every frame the client sends is a
 there, and every answer comes back on the event stream. The session id in that endpoint
 lets anyone who holds it post into the session, so it is named as a secret at once.
 
-This is the SDK's ``sse_client`` rewritten in a few dozen lines, because what it leaves
+This is the SDK's ``sse_client`` written again here, on httpx2, because what it leaves
 to chance is what a flaky server does:
 
 - the wait for the endpoint event is bounded by ``Timeouts.connect`` (the SDK's only

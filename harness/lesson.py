@@ -16,9 +16,9 @@ Everything else is the same in every lesson and lives here:
 Exit codes: 0 the run finished (or its reader left: ``| head``); 1 the run stopped on a
 harness error, printed as the transcript's last line ``error: ...``; 2 bad usage or a
 missing API key (one line on stderr); 130 interrupted (Ctrl-C); 143 terminated
-(SIGTERM). On Ctrl-C and SIGTERM, whenever they come, every server is stopped and the
-temporary workspace removed before the exit, within the shutdown graces. Never a
-traceback, unless the harness itself has a bug.
+(SIGTERM); 129 hung up (SIGHUP: the terminal closed). On each of these signals, whenever
+it comes, every server is stopped and the temporary workspace removed before the exit,
+within the shutdown graces. Never a traceback, unless the harness itself has a bug.
 
 ``kill -9`` cannot be caught: the servers still die (they watch their parent: see
 ``harness/transports/stdio.py`` and ``mock_servers/lifeline.py``), but the temporary
@@ -104,6 +104,8 @@ def _last_word(transcript: Transcript, text: str, code: int) -> int:
         transcript.error(text)
     except BrokenPipeError:
         return signals.reader_left()
+    except OSError:  # a terminal that hung up (EIO): nobody is left to read the word
+        pass
     return code
 
 

@@ -1,6 +1,6 @@
 """Running a command so that Ctrl-C and SIGTERM stop it cleanly, whenever they land, and errors come out as one.
 
-``trapped()`` installs one handler for SIGINT and SIGTERM for a whole command. What the
+``trapped()`` installs one handler for SIGINT, SIGTERM and SIGHUP for a whole command. What the
 first signal does depends on where the command is:
 
 - outside the event loop (before it starts, after it ends): it raises ``Stopped``, so
@@ -13,7 +13,7 @@ first signal does depends on where the command is:
 - inside ``trap.held()``: it waits for the end of the block (a few lines that must not
   be cut in two, such as creating a folder and naming it).
 
-``Stopped`` carries the conventional exit code (130, 143). Only the first signal stops;
+``Stopped`` carries the conventional exit code (130, 143, 129). Only the first signal stops;
 later ones are ignored while its cleanup runs (the shutdown graces bound it), and
 ``finish(action)`` uses that to complete an action the first one cut short. The handler
 stays installed from start to end: the process never falls back to the default action
@@ -45,7 +45,8 @@ from typing import Any, TypeVar
 from harness.errors import HarnessError, UsageError
 
 T = TypeVar("T")
-SIGNALS = {signal.SIGINT: (130, "interrupted"), signal.SIGTERM: (143, "terminated")}
+# SIGHUP: the terminal closed (a window, `tmux kill-session`); the run stops as for SIGTERM.
+SIGNALS = {signal.SIGINT: (130, "interrupted"), signal.SIGTERM: (143, "terminated"), signal.SIGHUP: (129, "hung up")}
 
 
 class Stopped(Exception):
@@ -57,7 +58,7 @@ class Stopped(Exception):
 
 
 class Trap:
-    """SIGINT and SIGTERM for one command: the first one stops it, later ones are ignored."""
+    """SIGINT, SIGTERM and SIGHUP for one command: the first one stops it, later ones are ignored."""
 
     def __init__(self) -> None:
         self.caught: list[int] = []  # the first signal, once one came
@@ -112,7 +113,7 @@ class Trap:
 
 @contextmanager
 def trapped(trap: Trap | None = None) -> Iterator[Trap]:
-    """Install ``trap``'s handler for SIGINT and SIGTERM for the block (main thread only), then restore."""
+    """Install ``trap``'s handler for ``SIGNALS`` for the block (main thread only), then restore."""
     trap = trap or Trap()
     if threading.current_thread() is not threading.main_thread():
         yield trap
@@ -135,7 +136,7 @@ def finish(action: Callable[[], None]) -> None:
 
 
 def run(main: Callable[[], Awaitable[T]], trap: Trap | None = None) -> T:
-    """``asyncio.run(main())`` that stops on SIGINT/SIGTERM and raises one exception, not a group.
+    """``asyncio.run(main())`` that stops on SIGINT/SIGTERM/SIGHUP and raises one exception, not a group.
 
     ``trap``: the caller's, installed with ``trapped()``; without one, ``run`` installs its own.
     """

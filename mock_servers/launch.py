@@ -11,7 +11,9 @@ kept for error messages.
 
 The child dies with us, however we end (``kill -9`` included): its stdin is a pipe we
 hold open and never write to, and ``mock_servers.lifeline`` exits the server when that
-pipe ends; on Linux the kernel's parent-death signal kills it at once as well.
+pipe ends; on Linux the kernel's parent-death signal kills it at once as well. It runs in
+its own session, as the harness's stdio servers do, so a terminal's Ctrl-C or hangup
+reaches only us, and we stop it in order.
 
 Stopping is bounded and always reaps: SIGTERM, wait up to ``STOP_GRACE`` seconds, then
 SIGKILL and wait. A server that exits before READY, or is not ready by the deadline, raises
@@ -97,7 +99,8 @@ async def serve_http(name: str, transport: str, *flags: str, ready_timeout: floa
         raise ValueError(f"serve_http: transport must be 'sse' or 'http', not {transport!r}")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(_ROOT), os.environ.get("PYTHONPATH")]))}
     # stdin=PIPE is the lifeline: we keep its write end open, unwritten, until the process is gone.
-    process = await anyio.open_process(command(name, transport, *flags, module=module), stdin=subprocess.PIPE, env=env)
+    process = await anyio.open_process(command(name, transport, *flags, module=module), stdin=subprocess.PIPE, env=env,
+                                       start_new_session=True)
     tail: deque[str] = deque(maxlen=STDERR_TAIL)
     ready, stderr_done = anyio.Event(), anyio.Event()
     url: list[str] = []

@@ -12,6 +12,7 @@ settings unless a test sets them. The promise this file checks:
                                                   block, then one ``code.py: error: ...`` line)
     130   interrupted (SIGINT, Ctrl-C)            the last stdout line is ``error: interrupted``
     143   terminated (SIGTERM)
+    129   hung up (SIGHUP: the terminal closed)
 
 and, whatever the path: no ``Traceback`` on stdout or stderr, and no process left behind
 (tests/leaks.py): not the lesson, not its stdio servers, not its HTTP servers. Bad usage
@@ -379,6 +380,16 @@ def test_a_signal_during_a_hung_call_stops_everything_with_its_code(lesson, sign
         result = running.finish(STOP_TIMEOUT, after=f" of {signum.name}")
     assert result.code == code, f"expected exit code {code} ({word}), not death by the signal\n{result}"
     assert result.last_line == f"error: {word}", f"expected the last stdout line `error: {word}`\n{result}"
+    assert_no_traceback(result)
+
+
+def test_a_hangup_during_a_hung_call_exits_129():
+    """The terminal closed (a window, ``tmux kill-session``): the run stops as for SIGTERM, and says so if anyone reads."""
+    with Lesson("s24", "--fault", "docs:--hang-on=search") as running:
+        running.wait_for_line("-> mcp__docs__search")
+        running.send(signal.SIGHUP)
+        result = running.finish(STOP_TIMEOUT, after=" of SIGHUP")
+    assert (result.code, result.last_line) == (129, "error: hung up"), f"expected exit code 129 and `error: hung up`\n{result}"
     assert_no_traceback(result)
 
 

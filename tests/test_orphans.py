@@ -21,9 +21,9 @@ left, so that only the harness's own measures can stop it (the group SIGTERM on 
 or signalled exit, the parent-death signal after ``kill -9``).
 
 SIGKILL is tried at every moment of every lesson; SIGINT and SIGTERM each at every moment,
-spread over the lessons (``tests/test_exits.py`` checks their exit codes and last lines).
-After SIGINT and SIGTERM the temporary workspace is gone as well (TMPDIR is the case's own
-folder); after SIGKILL it stays, as nothing can catch that signal.
+spread over the lessons, and SIGHUP (a closed terminal) twice (``tests/test_exits.py``
+checks their exit codes and last lines). After those the temporary workspace is gone as
+well (TMPDIR is the case's own folder); after SIGKILL it stays, as nothing can catch it.
 
 Also here: a normal close stops a stdio server's whole process group, a helper the server
 left running included; the stdio death-signal launcher reports a failed exec as a direct
@@ -66,6 +66,7 @@ CASES = [
     *[(lesson, signal.SIGKILL, moment) for lesson in MOMENTS for moment in MOMENTS[lesson]],
     ("s23", signal.SIGINT, "start"), ("s24", signal.SIGINT, "call"), ("s25", signal.SIGINT, "shutdown"), ("s26", signal.SIGINT, "call"),
     ("s23", signal.SIGTERM, "call"), ("s24", signal.SIGTERM, "shutdown"), ("s25", signal.SIGTERM, "start"), ("s26", signal.SIGTERM, "start"),
+    ("s24", signal.SIGHUP, "call"), ("s26", signal.SIGHUP, "shutdown"),  # the terminal closed
 ]
 
 

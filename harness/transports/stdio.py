@@ -57,6 +57,8 @@ def _resolve(spec: ServerSpec, env: Mapping[str, str]) -> str:
 
 
 # Run as ``python -I -S -c _DIE_WITH_US <our pid> <status fd> <executable> <args...>``.
+# -I -S: the launcher imports only the standard library, whatever the server's cwd holds
+# (a ctypes.py there) or its env sets (PYTHONPATH is meant for the server, which keeps it).
 # PR_SET_PDEATHSIG (1) takes hold only from the prctl on: a harness that died before it is
 # caught by comparing getppid() with the pid it passed. The signal is sent when the *thread*
 # that started the child exits; the harness starts servers from its event loop's thread,
@@ -78,6 +80,7 @@ except OSError as exc:
 
 
 def _dies_with_us() -> bool:
+    # Linux only (prctl). sys.executable is empty when Python is embedded: spawn directly then.
     return sys.platform == "linux" and bool(sys.executable)
 
 

@@ -14,6 +14,13 @@ not be an error and must hold what the tool returns:
     time             stdio      PyPI  get_current_time  Asia/Kolkata's time: offset +05:30, within 2 min of now
     git              stdio      PyPI  git_status        branch main, a modified and an untracked file of a temp repo
 
+and server-everything's tools that ask the client (the CLI answers with ``--answer``):
+
+    everything       stdio      npm   trigger-elicitation-request   a form accepted with name Ada
+    everything       stdio      npm   trigger-url-elicitation       a page the user says they visited
+    everything       stdio      npm   trigger-sampling-request      a sample allowed and answered: Paris
+    everything       stdio      npm   get-roots-list                the client's root: this clone
+
 The config files are in Claude Code's format, as ``claude --mcp-config FILE`` reads it:
 its ``${VAR}`` expansion fills in this clone's paths, the temp folder and repo, and the
 port. (Claude Desktop's format has neither variables nor HTTP.)
@@ -106,6 +113,7 @@ class Server:
     tool: str
     arguments: Callable[[Fixtures], dict[str, Any]]
     check: Callable[[str, Fixtures], str]  # the result's text -> what is wrong with it, or ""
+    answers: tuple[str, ...] = ()  # --answer values: what the scripted user says when the server asks (s33)
 
 
 def _echo(text: str, fx: Fixtures) -> str:
@@ -140,8 +148,24 @@ def _status(text: str, fx: Fixtures) -> str:
     return f"expected the repo's status, with {', '.join(missing)}" if missing else ""
 
 
+def _has(*parts: str) -> Callable[[str, Fixtures], str]:
+    def check(text: str, fx: Fixtures) -> str:
+        missing = [p for p in parts if p not in text]
+        return f"expected {', '.join(repr(p) for p in missing)}" if missing else ""
+    return check
+
+
 SERVERS = (
     Server("everything", "stdio", "npm", "echo", lambda fx: {"message": fx.token}, _echo),
+    # The server asks the client: a form, a page to visit, the model (sampling), the roots.
+    # The harness answers from --answer, as a scripted user would.
+    Server("everything", "stdio", "npm", "trigger-elicitation-request", lambda fx: {}, _has('"action": "accept"', '"name": "Ada"'),
+           ('{"form": {"name": "Ada"}}',)),
+    Server("everything", "stdio", "npm", "trigger-url-elicitation", lambda fx: {"url": "http://127.0.0.1:9/link"},
+           _has('"action": "accept"'), ("done",)),
+    Server("everything", "stdio", "npm", "trigger-sampling-request", lambda fx: {"prompt": "The capital of France?"},
+           _has('"text": "Paris"'), ("yes", '{"sample": "Paris"}')),
+    Server("everything", "stdio", "npm", "get-roots-list", lambda fx: {}, _has(f"URI: {ROOT.as_uri()}"), (f"--root={ROOT}",)),
     Server("everything-http", "http", "npm", "get-sum", lambda fx: {"a": 19, "b": 23}, _sum),
     Server("filesystem", "stdio", "npm", "read_text_file", lambda fx: {"path": str(fx.note)}, _file),
     Server("time", "stdio", "PyPI", "get_current_time", lambda fx: {"timezone": "Asia/Kolkata"}, _time),
@@ -331,7 +355,8 @@ def _check(servers: list[Server], tmp: Path, procs: Processes) -> list[str]:
 
 def _listing(cli: Cli, servers: list[Server]) -> dict[str, dict[str, str]]:
     """``tools --json`` for all servers at once: server -> {tool: model-facing name}."""
-    code, out, err = cli.run([s.name for s in servers], ["tools", "--json"])
+    # With a root, so tools that only servers offering roots list (get-roots-list) are listed too.
+    code, out, err = cli.run([s.name for s in servers], ["--root", str(ROOT), "tools", "--json"])
     try:
         rows = json.loads(out)
         assert isinstance(rows, list)
@@ -349,7 +374,8 @@ def _call(cli: Cli, server: Server, tools: dict[str, str], fx: Fixtures) -> str:
         raise Failure(f"server '{server.name}': no tools in `tools --json`; `servers --json` says: {_why(cli, server)}")
     if server.tool not in tools:
         raise Failure(f"server '{server.name}': no tool '{server.tool}' among its {len(tools)} tools ({', '.join(sorted(tools))})")
-    code, out, err = cli.run([server.name], ["call", tools[server.tool], json.dumps(server.arguments(fx)), "--json"])
+    asked = [part for answer in server.answers for part in (("--answer", answer) if not answer.startswith("--") else (answer,))]
+    code, out, err = cli.run([server.name], [*asked, "call", tools[server.tool], json.dumps(server.arguments(fx)), "--json"])
     try:
         result = json.loads(out)
         text = "\n".join(block["text"] for block in result["content"] if block.get("type") == "text")

@@ -69,6 +69,13 @@ def parser() -> argparse.ArgumentParser:
     top.add_argument("--home", type=Path, default=Path.home(), metavar="DIR", help="where ~/.claude.json is (default: your home)")
     top.add_argument("--managed", type=Path, default=config.Paths().managed, metavar="DIR",
                      help="the enterprise folder (managed-mcp.json, managed-settings.json; default: %(default)s)")
+    top.add_argument("--answer", action="append", default=[], type=_answer, metavar="ANSWER",
+                     help="what to answer a server that asks (repeatable, in order): yes, no, done, decline, cancel, "
+                          "a form as JSON ('{\"form\": {...}}') or a sample ('{\"sample\": \"text\"}'); "
+                          "default: ask on the terminal, or decline")
+    top.add_argument("--root", type=_folder, metavar="DIR",
+                     help="offer servers this folder as their root (roots/list); default: chat's --workspace, else no roots, "
+                          "so servers keep the folders their own config names")
     commands = top.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=_Parser)
     for name, text in (("servers", "list the configured servers and their state"), ("tools", "list the tool pool a model would get")):
         sub = commands.add_parser(name, help=text, description=text)
@@ -97,6 +104,35 @@ def parser() -> argparse.ArgumentParser:
     chat.add_argument("--workspace", type=_folder, metavar="DIR", help="offer the file tools, inside DIR only (default: no file tools)")
     chat.add_argument("--max-turns", type=_positive, default=20, metavar="N", help="stop after this many model turns (default: 20)")
     return top
+
+
+def _answer(value: str) -> Any:
+    if value.lstrip().startswith("{"):
+        try:
+            parsed = json.loads(value)
+        except json.JSONDecodeError as exc:
+            raise argparse.ArgumentTypeError(f"not valid JSON: {exc.msg}") from None
+        if not (isinstance(parsed, dict) and ({"form"} == set(parsed) and isinstance(parsed["form"], dict) or {"sample"} == set(parsed))):
+            raise argparse.ArgumentTypeError('expected {"form": {...}} or {"sample": "text"}')
+        return parsed
+    return value
+
+
+def _asking(args: argparse.Namespace, answers: list[Any], model: Any = None, transcript: Any = None) -> Any:
+    """A connector's session options: a form, a page, a sample or the roots, answered from ``answers`` or the terminal (s33)."""
+    from harness import elicit
+
+    script = elicit.Script(answers) if answers else None
+    asker = elicit.Asker(script, transcript, ask_in=sys.stdin if script is None and sys.stdin.isatty() else None)
+    sampler = elicit.Sampler(model or _NoModel(), asker, script if model is None else None)
+    folder = args.root or getattr(args, "workspace", None)
+    roots = elicit.Roots(folder) if folder is not None else None  # no folder: no roots capability at all
+    return lambda name: elicit.callbacks(name, asker=asker, sampler=sampler, roots=roots)
+
+
+class _NoModel:
+    async def reply(self, system: str, messages: Any, tools: Any) -> Any:
+        raise PermissionError("no model to sample with: give the sample with --answer '{\"sample\": \"...\"}'")
 
 
 def _folder(value: str) -> Path:
@@ -150,8 +186,9 @@ async def _run(args: argparse.Namespace, servers: list[config.ServerConfig], arg
     from harness.connection import Connections  # the SDK: only once there is something to connect
 
     progress = _progress(err) if not args.json and err.isatty() else None
+    asking = _asking(args, args.answer)
     async with Connections() as conns, Hub(accept=naming.checker(lambda text: None, lambda text: None), on_change=progress) as hub:
-        config.add_to(hub, servers, lambda server: config.connector(server, conns))
+        config.add_to(hub, servers, lambda server: config.connector(server, conns, **asking(server.name)))
         await hub.connect_all()
         if args.command == "servers":
             return _servers(config.rows(hub, servers), args.json, out)
@@ -196,12 +233,14 @@ async def _chat(args: argparse.Namespace, paths: config.Paths, servers: list[con
 
     transcript = Transcript(out)
     builtins = Workspace(args.workspace).tools() if args.workspace else []
+    scripted = list(getattr(getattr(model, "scenario", None), "answers", ())) + list(args.answer)
+    asking = _asking(args, scripted, model if args.live else None, transcript)
     async with Connections(transcript) as conns, \
             Hub(transcript, accept=naming.checker(transcript.warning, transcript.note), on_change=lifecycle.show(transcript)) as hub, \
             anyio.create_task_group() as watching:
 
         def connector(server: config.ServerConfig) -> Any:
-            return config.connector(server, conns, reconnect=lifecycle.Backoff())
+            return config.connector(server, conns, reconnect=lifecycle.Backoff(), **asking(server.name))
 
         config.add_to(hub, servers, connector)
         await hub.connect_all()

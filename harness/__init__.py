@@ -22,7 +22,30 @@ Modules follow lesson order; an earlier module never imports a later one.
     connection    s23  MCPConnection, Connections: handshake, calls; session expiry (s25)
     auth          s26  OAuth: token store, loopback callback, refresh, step-up, needs-auth
     config        s27  mcpServers files: formats, scopes, per-entry validation, allow/deny, ${VAR}
+    lifecycle     s28  Backoff (reconnect for every transport), state lines
+    reload        s29  the settings file watched: diff, fingerprint, the harness's own writes
+    resources     s30  resources as two tools, prompts expanded, log messages, list_changed
+    permissions   s31  allow/ask/deny rules, prompters, annotations as claims, poisoned descriptions
+    output        s32  every result block to what a tool_result holds; the cap and its spill
+    elicit        s33  elicitation, sampling, roots; both protocol eras
+    app           CLI  python -m harness (mcp-course): servers, tools, call, resources, prompts, chat
     conformance   CI   the harness as a client for the official MCP conformance suite
 
-``python -m harness`` is left free for a user CLI; lessons run through ``harness.lesson``.
+Lessons run through ``harness.lesson``. Importing this package sets one thing beyond
+itself: a Ctrl-C that lands while a program is still importing (before any handler of
+ours runs) prints ``error: interrupted`` instead of a traceback, and exits 130 as usual.
+Every other uncaught exception goes to the hook that was there before.
 """
+
+import sys as _sys
+
+
+def _interrupted(kind, value, traceback, _before=_sys.excepthook):  # type: ignore[no-untyped-def]
+    if issubclass(kind, KeyboardInterrupt):
+        _sys.stderr.write("error: interrupted\n")
+        return
+    _before(kind, value, traceback)
+
+
+if _sys.excepthook is _sys.__excepthook__:  # only over Python's own hook, never over a host's
+    _sys.excepthook = _interrupted

@@ -187,7 +187,16 @@ async def _run(args: argparse.Namespace, servers: list[config.ServerConfig], arg
 
     progress = _progress(err) if not args.json and err.isatty() else None
     asking = _asking(args, args.answer)
-    async with Connections() as conns, Hub(accept=naming.checker(lambda text: None, lambda text: None), on_change=progress) as hub:
+    shown = not args.json and err.isatty()  # progress is for a person at a terminal; warnings always go to stderr
+
+    def warn(text: str) -> None:
+        err.write(f"warning: {text}\n")
+
+    def progressed(text: str) -> None:
+        err.write(f"progress: {text}\n")
+        err.flush()
+
+    async with Connections(warn=warn, progress=progressed if shown else None) as conns, Hub(accept=naming.checker(lambda text: None, lambda text: None), on_change=progress) as hub:
         config.add_to(hub, servers, lambda server: config.connector(server, conns, **asking(server.name)))
         await hub.connect_all()
         if args.command == "servers":

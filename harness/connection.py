@@ -132,7 +132,8 @@ class MCPConnection:
                  transcript: Transcript | None, session_options: Mapping[str, Any],
                  handshake: Handshake = classic_handshake, reconnect: Reconnect = never,
                  transport: transports.Transport | None = None, respec: Callable[[], ServerSpec] | None = None,
-                 sleep: Sleep = anyio.sleep, limits: Limits | None = None, warn: Callable[[str], None] | None = None) -> None:
+                 sleep: Sleep = anyio.sleep, limits: Limits | None = None, warn: Callable[[str], None] | None = None,
+                 progress: Callable[[str], None] | None = None) -> None:
         self.name = spec.name
         self.spec = spec
         self.tools: list[dict[str, Any]] = []
@@ -153,6 +154,7 @@ class MCPConnection:
         self.timeouts = timeouts
         self.limits = limits or Limits()
         self._warn = warn  # also told every warning (what a listing dropped or cut): for a UI with no transcript
+        self._progress = progress  # also told each progress notification, as one line: for a terminal with no transcript
         self._tap, self._auth, self._transcript, self._options = tap, auth, transcript, dict(session_options)
         self._handshake_with, self._reconnect, self._respec, self._sleep = handshake, reconnect, respec, sleep
         self._transport = transport or transports.lookup(spec)  # an unknown transport fails here, before any task
@@ -390,6 +392,8 @@ class MCPConnection:
                 scope.deadline = anyio.current_time() + limit  # the server is working: the call timeout starts again
                 done = f"{progress:g}/{total:g}" if total else f"{progress:g}"
                 self._say("note", f"{self.name}: {tool}: progress {done}" + (f": {message}" if message else ""))
+                if self._progress is not None:
+                    self._progress(f"{self.name}/{tool}: {done}" + (f": {printable(message, 100)}" if message else ""))
 
             try:
                 result = await self._rounds(session, tool, arguments, progressed, where, scope)
@@ -762,9 +766,11 @@ class Connections:
     """
 
     def __init__(self, transcript: Transcript | None = None, *, timeouts: Timeouts | None = None,
-                 limits: Limits | None = None, warn: Callable[[str], None] | None = None) -> None:
+                 limits: Limits | None = None, warn: Callable[[str], None] | None = None,
+                 progress: Callable[[str], None] | None = None) -> None:
         self.transcript = transcript
         self.warn = warn  # every connection's warnings, for a caller with no transcript (the CLI's stderr)
+        self.progress = progress  # every call's progress, one line each (the CLI's terminal)
         self.timeouts = timeouts or Timeouts()
         # The CLI's way to change a limit is the environment (MCP_COURSE_MAX_*); code passes its own.
         self.limits = limits if limits is not None else Limits.from_environ(os.environ)
@@ -792,7 +798,7 @@ class Connections:
             raise RuntimeError("use Connections as `async with Connections() as conns:`")
         conn = MCPConnection(spec, tap=tap, auth=auth, timeouts=timeouts or self.timeouts, transcript=self.transcript,
                              session_options=session_options, handshake=handshake, reconnect=reconnect,
-                             respec=respec, sleep=sleep, limits=limits or self.limits, warn=self.warn)
+                             respec=respec, sleep=sleep, limits=limits or self.limits, warn=self.warn, progress=self.progress)
         await self._tg.start(conn._run)
         self.open_connections.append(conn)
         return conn

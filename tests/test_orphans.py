@@ -46,6 +46,7 @@ from test_exits import STOP_TIMEOUT, Lesson, kill_strays, lesson_env  # noqa: F4
 
 from harness.connection import connect
 from harness.errors import ServerError
+from harness.model import Scenario
 from harness.spec import ServerSpec, Timeouts
 
 pytestmark = pytest.mark.usefixtures("kill_strays", "no_process_left")
@@ -56,11 +57,16 @@ POLL = 0.005  # seconds between looks at /proc while waiting for the first serve
 CARELESS = ("--fault", "docs:--ignore-eof", "--fault", "deploy:--ignore-eof")  # s23: servers that ignore end of input
 HANG = ("--fault", "docs:--hang-on=search")
 
+def last_words(lesson: str) -> str:
+    """The first line of the scenario's last turn: the transcript's last assistant line, after which the lesson shuts down."""
+    return "assistant> " + Scenario.load(ROOT / "lessons" / lesson / "scenario.yaml").turns[-1].text.splitlines()[0]
+
+
 MOMENTS = {  # lesson -> moment -> (extra arguments, the stdout text that marks the moment; None: the first server process)
-    "s23": {"start": (CARELESS, None), "call": (CARELESS + HANG, "-> mcp__docs__search"), "shutdown": (CARELESS, "dep-0001.")},
-    "s24": {"start": ((), None), "call": (HANG, "-> mcp__docs__search"), "shutdown": ((), "dep-0001.")},
-    "s25": {"start": ((), None), "call": (HANG, "-> mcp__docs__search"), "shutdown": ((), "dep-0001.")},
-    "s26": {"start": ((), None), "call": ((), "-> mcp__docs__authenticate"), "shutdown": ((), "docs are at version")},
+    "s23": {"start": (CARELESS, None), "call": (CARELESS + HANG, "-> mcp__docs__search"), "shutdown": (CARELESS, last_words("s23"))},
+    "s24": {"start": ((), None), "call": (HANG, "-> mcp__docs__search"), "shutdown": ((), last_words("s24"))},
+    "s25": {"start": ((), None), "call": (HANG, "-> mcp__docs__search"), "shutdown": ((), last_words("s25"))},
+    "s26": {"start": ((), None), "call": ((), "-> mcp__docs__authenticate"), "shutdown": ((), last_words("s26"))},
 }
 CASES = [
     *[(lesson, signal.SIGKILL, moment) for lesson in MOMENTS for moment in MOMENTS[lesson]],

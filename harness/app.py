@@ -50,7 +50,7 @@ import sys
 from pathlib import Path
 from typing import Any, NoReturn, TextIO
 
-from harness import config, naming, signals
+from harness import config, naming, schemas, signals
 from harness.errors import ConfigError, HarnessError, ToolError, UsageError
 from harness.hub import Change, Hub
 from harness.spec import State
@@ -350,7 +350,8 @@ def _tools(hub: Hub, names: naming.NameMap, as_json: bool, out: TextIO) -> int:
     for (server, tool), name in sorted(names.items(), key=lambda item: item[1]):
         listing = next(t for t in hub.clients[server].tools if t["name"] == tool)
         rows.append({"name": name, "server": server, "tool": tool, "description": listing.get("description") or "",
-                     "annotations": listing.get("annotations") or {}, "input_schema": listing.get("inputSchema") or {}})
+                     "annotations": listing.get("annotations") or {},
+                     "input_schema": schemas.offered(listing.get("inputSchema") or {"type": "object"})})  # as the model gets it
     if as_json:
         out.write(json.dumps(rows, indent=1) + "\n")
     else:

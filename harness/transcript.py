@@ -39,6 +39,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any, TextIO
 
+from harness import echo
 from harness.redact import Redactor, alternation, clean, probe
 
 _GROUP: ContextVar[str | None] = ContextVar("transcript_group", default=None)
@@ -217,7 +218,8 @@ def render(event: dict[str, Any]) -> str:
     if kind == "system":
         return _indent(event["text"], "system| ")
     if kind == "tool_call":
-        return f"  -> {event['name']} {dumps(event['input'])}"
+        # What the model asked for is its own text, and may hold anything: escaped and cut like any echo.
+        return f"  -> {echo.line(event['name'], echo.NAME_CHARS)} {echo.line(dumps(event['input']))}"
     if kind == "tool_result":
         marker = "  <! " if event["is_error"] else "  <- "
         first, _, rest = event["content"].partition("\n")

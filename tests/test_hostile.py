@@ -374,11 +374,14 @@ def test_the_cli_lists_and_calls_around_hostile_servers(tmp_path):
     assert rows["loop"]["state"] == "failed" and "tools/list: the server sent cursor 'again' a second time" in rows["loop"]["error"]
     assert rows["docs"]["tools"] == ["search", "get_version"]
     flood = cli("call", "mcp__flood__echo", '{"text": "hi"}')
-    assert flood.returncode == 1 and flood.stderr.startswith("error: server 'flood': tool 'echo': sent a frame over 1 MiB (frame limit; "
-                                                             "change it with the environment variable MCP_COURSE_MAX_FRAME_BYTES)"), flood.stderr
+    assert flood.returncode == 1
+    assert flood.stderr.splitlines()[-1].startswith("error: server 'flood': tool 'echo': sent a frame over 1 MiB (frame limit; "
+                                                    "change it with the environment variable MCP_COURSE_MAX_FRAME_BYTES)"), flood.stderr
+    assert "warning: bad_tools: dropped tool 'no_schema': inputSchema: Field required" in flood.stderr.splitlines(), \
+        "the CLI says what a listing dropped"
     odd = cli("call", "mcp__bad_tools__echo", '{"text": "\\ud800"}')
-    assert (odd.returncode, odd.stderr) == (1, "error: server 'bad_tools': tool 'echo': a lone surrogate (U+D800) in arguments.text: "
-                                               "JSON text cannot carry it; not sent\n")
+    assert (odd.returncode, odd.stderr.splitlines()[-1]) == (1, "error: server 'bad_tools': tool 'echo': a lone surrogate (U+D800) "
+                                                                "in arguments.text: JSON text cannot carry it; not sent")
     assert "Traceback" not in flood.stderr + odd.stderr + listed.stderr
 
 

@@ -1,20 +1,27 @@
-"""Look at the built site in headless Chromium: diagrams render, nothing leaves 127.0.0.1.
+"""Look at the built site in headless Chromium, as a reader would, at 1280 px and at 390 px.
 
 usage: python site/browser_check.py [SITE_DIR [SHOT_DIR]]
        (defaults: .site-build at the repo root, and /tmp/site-shots)
 
-Serves SITE_DIR on 127.0.0.1 (a free port), then for the home page and every lesson page:
-- loads it in Chromium with a net log, and fails if the page asked for any URL outside the
-  local server (host resolution outside 127.0.0.1 is also blocked, so nothing goes out);
-- if the page has a mermaid block, fails unless Material replaced every <pre class="mermaid">
-  with a rendered diagram (a <div class="mermaid"> whose SVG lives in a shadow root);
-- parses every mermaid block of the site with the vendored mermaid.parse in one page, and
-  fails on a syntax error (mermaid would otherwise draw an error picture, which the DOM
-  check above cannot see inside the shadow root).
-Screenshots of the home page and the first lesson with a diagram go to SHOT_DIR; look at them.
+Serves SITE_DIR on 127.0.0.1 (a free port), and fails, naming page and width, if:
 
-Needs Debian's chromium (apt-get install -y chromium). check_offline.py is the browserless
-check for CI; this one is for a person, or CI where chromium is installed.
+- a page asks for any URL outside the local server (each page is loaded with a net log;
+  host resolution outside 127.0.0.1 is blocked too, so nothing goes out);
+- a mermaid block is not drawn (still a <pre class="mcp-mermaid">, or drawn with an error),
+  or any mermaid block of the site does not parse (the vendored mermaid.parse, in one page);
+- at 1280 px or at 390 px wide (each page in an iframe of that width, in one probe page):
+  - the page scrolls sideways;
+  - a line of code, diff, transcript or frames is cut off (a <pre><code> wider than its
+    box), with every tab and every folded solution opened first, so none escapes;
+  - a diagram's text is under 11 px at its default size (font size times the SVG's scale);
+  - on a lesson page, the step-through viewer is missing, or does not step: next, next,
+    back, last (all frames shown), first, and "pool change" must land on a tools/pool event;
+- from file:// (no server), a lesson page's viewer and diagrams do not come up.
+
+Screenshots of the home page, the start page and two lesson pages at both widths go to
+SHOT_DIR; look at them. Needs Debian's chromium (apt-get install -y chromium).
+check_offline.py is the browserless check for CI; this one is for a person, or CI where
+chromium is installed.
 """
 
 from __future__ import annotations
@@ -22,7 +29,9 @@ from __future__ import annotations
 import functools
 import html
 import json
+import os
 import re
+import signal
 import subprocess
 import sys
 import tempfile
@@ -30,12 +39,14 @@ import threading
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
+WIDTHS = (1280, 390)
+MIN_DIAGRAM_TEXT_PX = 11
+SHOT_PAGES = ("index.html", "start.html", "lessons/s22.html", "lessons/s26.html")
 CHROMIUM = [
     "chromium", "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
     "--no-first-run", "--disable-background-networking", "--disable-component-update",
     "--disable-sync", "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
-    "--window-size=1280,2000",
-    "--virtual-time-budget=8000",  # let mermaid finish before the DOM dump or screenshot
+    "--hide-scrollbars", "--force-device-scale-factor=1",
 ]
 
 
@@ -44,11 +55,24 @@ class QuietHandler(SimpleHTTPRequestHandler):
         pass
 
 
-def chromium(url: str, *flags: str) -> str:
+def chromium(url: str, *flags: str, budget: int = 8000, size: str = "1280,2000", timeout: int = 300) -> str:
+    """Chromium's stdout for one page; "" if it took longer than ``timeout`` (then it and its children are killed)."""
     with tempfile.TemporaryDirectory() as profile:
-        run = subprocess.run([*CHROMIUM, f"--user-data-dir={profile}", *flags, url],
-                             capture_output=True, text=True, timeout=120)
-    return run.stdout
+        process = subprocess.Popen([*CHROMIUM, f"--window-size={size}", f"--virtual-time-budget={budget}",
+                                    f"--user-data-dir={profile}", *flags, url],
+                                   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, start_new_session=True)
+        try:
+            out, _ = process.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)  # the browser's own children too (zygote, renderers, gpu)
+            process.communicate()
+            return ""
+        finally:
+            try:
+                os.killpg(process.pid, signal.SIGKILL)  # a renderer left behind would hold the profile folder
+            except ProcessLookupError:
+                pass
+    return out
 
 
 def page_requests(netlog: Path, origin: str) -> list[str]:
@@ -59,27 +83,20 @@ def page_requests(netlog: Path, origin: str) -> list[str]:
             if e["type"] == start and e.get("params", {}).get("initiator") == origin]
 
 
-def check_page(origin: str, rel: str, shots: Path, shoot: bool) -> tuple[list[str], bool]:
-    """Problems found on one page, and whether a screenshot of its diagram was taken."""
-    url = f"{origin}/{rel}"
-    problems, shot = [], False
+def check_requests(origin: str, rel: str) -> list[str]:
+    """Load one page with a net log: anything it asked for outside the origin, and diagrams left undrawn."""
     with tempfile.TemporaryDirectory() as tmp:
         netlog = Path(tmp) / "net.json"
-        dom = chromium(url, f"--log-net-log={netlog}", "--dump-dom")
-        problems += [f"{rel}: requested {u}" for u in page_requests(netlog, origin)
-                     if not u.startswith(origin + "/")]
-    if 'class="mermaid"' in dom or "class='mermaid'" in dom:
-        if '<pre class="mermaid"' in dom:
-            problems.append(f"{rel}: a mermaid block was left as text")
-        elif shoot:
-            chromium(url, f"--screenshot={shots / rel.replace('/', '_')}.png")
-            shot = True
+        dom = chromium(f"{origin}/{rel}", f"--log-net-log={netlog}", "--dump-dom")
+        problems = [f"{rel}: requested {u}" for u in page_requests(netlog, origin) if not u.startswith(origin + "/")]
     if not dom:
         problems.append(f"{rel}: chromium returned no DOM")
-    return problems, shot
+    if '<pre class="mcp-mermaid"' in dom:
+        problems.append(f"{rel}: a mermaid block was left as text")
+    return problems
 
 
-_BLOCK = re.compile(r'<pre class="mermaid"><code>(.*?)</code></pre>', re.S)
+_BLOCK = re.compile(r'<pre class="mcp-mermaid"><code>(.*?)</code></pre>', re.S)
 _PARSE_PAGE = """<!doctype html><meta charset="utf-8"><pre id="out"></pre>
 <script src="assets/vendor/mermaid/mermaid.min.js"></script>
 <script>
@@ -110,6 +127,131 @@ def check_mermaid_syntax(site: Path, origin: str) -> list[str]:
     return [line.removeprefix("ERROR ") for line in html.unescape(dom).splitlines() if line.startswith("ERROR ")]
 
 
+# The layout probe: loads each page in a same-origin iframe of the given width and measures it.
+_PROBE_PAGE = """<!doctype html><meta charset="utf-8"><body style="margin:0"><pre id="out"></pre>
+<script>
+const PAGES = %(pages)s, WIDTH = %(width)d, MIN_PX = %(min_px)d, out = [];
+const sleep = ms => new Promise(r => setTimeout(r, ms));
+function say(rel, text) { out.push("PROBLEM " + rel + " @" + WIDTH + "px: " + text); }
+function snippet(text) { return JSON.stringify(text.split("\\n").reduce((a, b) => b.length > a.length ? b : a, "").slice(0, 70)); }
+
+async function until(test, what, rel) {
+  for (let i = 0; i < 400; i++) { if (test()) return true; await sleep(50); }
+  say(rel, "timed out waiting for " + what); return false;
+}
+
+async function viewer(rel, doc, win) {
+  const v = doc.querySelector(".mcp-viewer");
+  if (!v) { say(rel, "no step-through viewer"); return; }
+  if (!await until(() => v.hasAttribute("data-steps") || v.hasAttribute("data-error"), "the viewer", rel)) return;
+  if (v.hasAttribute("data-error")) { say(rel, "viewer failed: " + v.getAttribute("data-error")); return; }
+  const step = () => Number(v.getAttribute("data-step")), steps = Number(v.getAttribute("data-steps"));
+  const click = a => v.querySelector('[data-action="' + a + '"]').click();
+  const data = JSON.parse(doc.querySelector("script.mcp-viewer-data").textContent).cases[0];
+  const frames = data.frames ? data.frames.split("\\n").filter(Boolean).length : 0;
+  if (steps < 3) { say(rel, "viewer has only " + steps + " steps"); return; }
+  const seen = [step()];
+  click("next"); seen.push(step()); click("next"); seen.push(step()); click("back"); seen.push(step());
+  if (seen.join() !== "0,1,2,1") say(rel, "viewer next/next/back went " + seen.join(" -> ") + ", not 0 -> 1 -> 2 -> 1");
+  click("last");
+  if (step() !== steps - 1) say(rel, "viewer 'last' stopped at " + step() + " of " + steps);
+  if (Number(v.getAttribute("data-frames-shown")) !== frames) say(rel, "viewer's last step shows " + v.getAttribute("data-frames-shown") + " of " + frames + " frames");
+  click("first");
+  if (step() !== 0) say(rel, "viewer 'first' went to " + step());
+  click("pool-next");
+  const current = v.querySelector(".mcp-viewer__event.is-current");
+  if (!current || !["tools", "pool"].includes(current.getAttribute("data-kind"))) say(rel, "'pool change' landed on " + (current && current.textContent.slice(0, 40)));
+  for (const box of v.querySelectorAll(".mcp-viewer__events, .mcp-viewer__frames, .mcp-viewer__pool"))
+    if (box.scrollWidth > box.clientWidth + 1) say(rel, "a viewer pane scrolls sideways");
+}
+
+async function check(rel) {
+  const frame = document.createElement("iframe");
+  frame.style.cssText = "width:" + WIDTH + "px;height:900px;border:0";
+  document.body.appendChild(frame);
+  await new Promise(r => { frame.onload = r; frame.src = rel; });
+  const win = frame.contentWindow, doc = frame.contentDocument;
+  await until(() => doc.documentElement.getAttribute("data-diagrams") === "done", "the diagrams", rel);
+  for (const pre of doc.querySelectorAll("pre.mcp-mermaid")) say(rel, "a diagram was not drawn: " + (pre.getAttribute("data-error") || "no error given"));
+  // diagram text at its default size
+  for (const [i, svg] of [...doc.querySelectorAll("figure.mcp-diagram svg")].entries()) {
+    const box = svg.getBoundingClientRect(), vb = svg.viewBox && svg.viewBox.baseVal;
+    if (!box.width) continue;
+    const scale = vb && vb.width ? box.width / vb.width : 1;
+    let min = Infinity;
+    for (const t of svg.querySelectorAll("text")) {
+      if (!t.textContent.trim()) continue;
+      min = Math.min(min, parseFloat(win.getComputedStyle(t).fontSize) * scale);
+    }
+    if (min < MIN_PX) say(rel, "diagram " + (i + 1) + ": text " + min.toFixed(1) + " px tall, under " + MIN_PX + " px");
+  }
+  if (rel.startsWith("lessons/")) await viewer(rel, doc, win);
+  // open every tab and every folded block, then look for lines cut off
+  const style = doc.createElement("style");
+  style.textContent = ".tabbed-set > .tabbed-content > .tabbed-block { display: block !important; }";
+  doc.head.appendChild(style);
+  for (const d of doc.querySelectorAll("details")) d.open = true;
+  await sleep(50);
+  let cut = 0;
+  for (const code of doc.querySelectorAll("pre > code")) {
+    if (!code.offsetParent) continue;
+    if (code.scrollWidth > code.clientWidth + 1) { if (cut++ < 3) say(rel, "a code line is cut off: " + snippet(code.textContent)); }
+  }
+  if (cut > 3) say(rel, (cut - 3) + " more code blocks with lines cut off");
+  const page = doc.documentElement;
+  if (page.scrollWidth > win.innerWidth + 1 || doc.body.scrollWidth > win.innerWidth + 1)
+    say(rel, "the page scrolls sideways: " + Math.max(page.scrollWidth, doc.body.scrollWidth) + " px wide in " + win.innerWidth);
+  frame.remove();
+}
+
+(async () => {
+  for (const rel of PAGES) {
+    try { await check(rel); } catch (e) { say(rel, "probe error: " + e); }
+    out.push("checked " + rel);
+  }
+  document.getElementById("out").textContent = out.join("\\n") + "\\nDONE";
+})();
+</script>"""
+
+
+def check_layout(site: Path, origin: str, pages: list[str], width: int, batch: int = 4) -> list[str]:
+    """The probe, a few pages per browser, each batch bounded in time."""
+    problems = []
+    for start in range(0, len(pages), batch):
+        some = pages[start:start + batch]
+        probe = site / f"_layout_probe_{width}.html"
+        probe.write_text(_PROBE_PAGE % {"pages": json.dumps(some), "width": width, "min_px": MIN_DIAGRAM_TEXT_PX}, encoding="utf-8")
+        try:
+            dom = chromium(f"{origin}/{probe.name}", "--dump-dom", budget=300000, size=f"{width + 40},1000", timeout=240)
+        finally:
+            probe.unlink()
+        if "DONE" not in dom:
+            problems.append(f"layout check at {width} px of {', '.join(some)} did not finish within 240 s")
+            continue
+        problems += [line.removeprefix("PROBLEM ") for line in html.unescape(dom).splitlines() if line.startswith("PROBLEM ")]
+    return problems
+
+
+def check_file_url(site: Path, rel: str) -> list[str]:
+    """The page opened from file://, with no server: its viewer steps and its diagrams are drawn."""
+    dom = chromium((site / rel).resolve().as_uri(), "--dump-dom", budget=20000)
+    problems = []
+    if 'class="mcp-viewer"' in dom and "data-steps=" not in dom:
+        problems.append(f"file://{rel}: the viewer did not start")
+    if '<pre class="mcp-mermaid"' in dom:
+        problems.append(f"file://{rel}: a diagram was not drawn")
+    if 'class="mcp-diagram"' not in dom and "mcp-mermaid" in (site / rel).read_text(encoding="utf-8"):
+        problems.append(f"file://{rel}: no diagram figure")
+    return problems
+
+
+def screenshots(origin: str, shots: Path) -> None:
+    for rel in SHOT_PAGES:
+        for width in WIDTHS:
+            name = rel.replace("/", "_").removesuffix(".html")
+            chromium(f"{origin}/{rel}", f"--screenshot={shots / f'{name}-{width}.png'}", budget=15000, size=f"{width},2400")
+
+
 def main(argv: list[str]) -> int:
     repo = Path(__file__).resolve().parent.parent
     site = Path(argv[0]) if argv else repo / ".site-build"
@@ -119,20 +261,25 @@ def main(argv: list[str]) -> int:
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     origin = f"http://127.0.0.1:{server.server_address[1]}"
+    pages = sorted(p.relative_to(site).as_posix() for p in site.rglob("*.html")
+                   if p.name != "404.html" and not p.name.startswith("_"))
+    lessons = [p for p in pages if p.startswith("lessons/")]
     try:
-        chromium(f"{origin}/index.html", f"--screenshot={shots / 'index'}.png")
-        problems, shot_taken = [], False
-        lessons = sorted(p.relative_to(site).as_posix() for p in (site / "lessons").glob("*.html"))
-        for page in ["index.html", *lessons]:
-            found, shot = check_page(origin, page, shots, shoot=not shot_taken)
-            shot_taken = shot_taken or shot
-            problems += found
+        problems: list[str] = []
+        for page in pages:
+            problems += check_requests(origin, page)
         problems += check_mermaid_syntax(site, origin)
+        for width in WIDTHS:
+            problems += check_layout(site, origin, pages, width)
+        if lessons:
+            problems += check_file_url(site, "lessons/s26.html" if "lessons/s26.html" in lessons else lessons[0])
+        screenshots(origin, shots)
     finally:
         server.shutdown()
     for problem in problems:
         print(problem)
-    print(f"browser_check: {len(problems)} problems; screenshots in {shots}")
+    print(f"browser_check: {len(pages)} pages at {' and '.join(f'{w} px' for w in WIDTHS)}, "
+          f"{len(problems)} problems; screenshots in {shots}")
     return 1 if problems else 0
 
 

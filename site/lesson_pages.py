@@ -1,46 +1,88 @@
-"""Generate one site page per lesson at build time (an mkdocs hook, see site/mkdocs.yml).
+"""The course site's mkdocs hook: lesson pages, the nav, the home page's lesson table, excerpts.
 
-For every folder lessons/sNN that exists, `on_files` adds a page lessons/sNN.md built from:
+For every folder lessons/sNN that exists, ``on_files`` adds a page lessons/sNN.md:
 
-1. the lesson's README.md, read at build time (nothing is copied into site/docs/);
-2. a "Code" section with tabs: code.py; the harness module that the code.py docstring names
-   on a line `New module: harness/x.py` (skipped when there is none or the file is missing);
-   the unified diff of code.py against the previous existing lesson's code.py; scenario.yaml;
-3. a "Pinned run" section: every tests/snapshots/sNN/*.transcript and *.frames, the
-   default case first. A missing default.transcript shows a note; the build goes on.
+1. **Goal**: the first line of code.py's docstring;
+2. the lesson's README.md, read at build time (nothing is copied into site/docs/), with
+   each exercise followed by its folded solution from exercises/sNN/ (sitegen/solutions.py);
+3. **Step through the run**: the viewer (assets/viewer.js) with the lesson's pinned
+   transcripts and frames embedded (sitegen/viewer.py);
+4. **Code**, in tabs: code.py; every module the docstring names on its ``New module:``
+   line, whole; for a mechanism added to a module an earlier lesson introduced, the
+   symbols that carry it (``MECHANISMS`` below); the diff from the previous lesson's
+   code.py with docstrings folded to their first line (the docstring diff folded below
+   it); scenario.yaml and every other file of the lesson folder;
+5. **Pinned run**: every tests/snapshots/sNN/*.transcript and *.frames, default first.
 
-The `<!-- lessons -->` marker in docs/index.md becomes a table of the lessons found, so a new
-lesson folder shows up in the nav and on the home page without editing anything in site/.
+``on_config`` builds the nav: Home, Start here, the lessons found, the appendix. The
+``<!-- lessons -->`` marker in docs/index.md becomes a table of the lessons found and of
+the ones ``PLANNED`` that have no folder yet, so a new lesson folder shows up in the nav
+and on the home page without editing anything in site/. Hand-written pages may hold
+``<!-- excerpt: ... -->`` and ``<!-- source: ... -->`` (sitegen/excerpts.py).
 
 Link rule for lesson READMEs, which is what makes --strict pass:
-- another lesson: `../sNN/README.md` (an `#anchor` may follow) points at that lesson's page;
-  if that lesson does not exist yet, the link is rendered as its plain text;
-- this lesson's `code.py`, `scenario.yaml` or its new module point at the Code section;
+- another lesson: ``../sNN/README.md`` (an ``#anchor`` may follow) points at that lesson's
+  page; if that lesson does not exist yet, the link is rendered as its plain text;
+- this lesson's ``code.py``, ``scenario.yaml`` or a new module point at the Code section;
 - any other relative link to a file outside site/docs/ is left alone and --strict names it.
-  Only inline links `[text](target)` are rewritten, not reference-style definitions.
-  Use mermaid fences instead of image files.
+  Only inline links ``[text](target)`` are rewritten, not reference-style definitions.
+  Use mermaid fences instead of image files (assets/course.js draws them).
+
+A reference that went stale (a symbol in ``MECHANISMS`` renamed, an excerpt's pattern
+gone) is logged as a warning, so ``mkdocs build --strict`` fails and names it.
 
 Not handled: lesson folders not named sNN.
 """
 
 from __future__ import annotations
 
-import difflib
 import json
+import logging
 import posixpath
 import re
-import textwrap
+import sys
 from pathlib import Path
 
 from mkdocs.structure.files import File
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # sitegen/, beside this file
+
+from sitegen import code as codeview  # noqa: E402
+from sitegen import excerpts, solutions, viewer  # noqa: E402
+from sitegen.render import admonition, details, fence, note, tabs  # noqa: E402
+
+log = logging.getLogger("mkdocs.hooks.lesson_pages")
 REPO = Path(__file__).resolve().parent.parent
 LESSONS = REPO / "lessons"
 SNAPSHOTS = REPO / "tests" / "snapshots"
-NEW_MODULE = re.compile(r"New module:\s*(\S+)")
 # [text](target "title") or ![alt](target); the target is group 2.
 INLINE_LINK = re.compile(r"(!?\[[^\]]*\])\(\s*<?([^)\s>]+)>?((?:\s+\"[^\"]*\")?\s*)\)")
 LESSON_LINK = re.compile(r"^lessons/(s\d\d)(?:/README\.md|/)?$")
+LANGS = {".py": "python", ".yaml": "yaml", ".yml": "yaml", ".json": "json", ".md": "markdown", ".toml": "toml"}
+
+# The course plan (shared/COURSE.md): lessons that have no folder yet are listed as planned.
+PLANNED = {
+    "s33": "elicitation (forms, URLs, input-required rounds), sampling answered by the harness model, roots",
+    "s34": "the current protocol: 2026-07-28 (server/discover, no sessions) beside the handshake era, per server",
+    "s35": "capstone: the hub in one loop against a real config, third-party servers included",
+}
+
+# A mechanism a lesson adds to a module an earlier lesson introduced: the symbols that carry it.
+MECHANISMS: dict[str, list[tuple[str, list[str]]]] = {
+    "s20": [("harness/hub.py", ["Entry", "Hub.add", "Hub.connect", "Hub.clients"])],
+    "s21": [("harness/hub.py", ["Hub._join"])],
+    "s23": [("harness/transports/__init__.py", ["Context", "register", "lookup"])],
+    "s25": [("harness/connection.py", ["_Expired", "MCPConnection.call_tool", "MCPConnection._reinitialize"])],
+    "s26": [("harness/hub.py", ["Hub.promote"])],
+    "s27": [("harness/hub.py", ["Hub.add"])],
+    "s28": [("harness/hub.py", ["LIMITS", "Hub.connect_all", "Hub.reconnect"]),
+            ("harness/connection.py", ["MCPConnection.reconnect"])],
+    "s29": [("harness/hub.py", ["Hub.remove", "Hub.replace"]), ("harness/config.py", ["entry"])],
+    "s30": [("harness/connection.py", ["MCPConnection._offers", "MCPConnection._refresher",
+                                       "MCPConnection._list_changed", "MCPConnection._on_log"])],
+    "s31": [("harness/loop.py", ["Policy"])],
+    "s32": [("harness/loop.py", ["Policy", "_finish"])],
+}
 
 
 def lessons() -> list[str]:
@@ -59,34 +101,21 @@ def title_of(name: str) -> str:
     return heading if heading.startswith(name) else f"{name}: {heading}".rstrip(": ")
 
 
-def new_module(code: str | None) -> str | None:
-    """The repo-relative path named by `New module: ...` in code.py, if that file exists."""
-    if not (match := NEW_MODULE.search(code or "")):
-        return None
-    rel = posixpath.normpath(match.group(1).strip("`'\".,;:()"))
-    path = (REPO / rel).resolve()
-    return rel if path.is_file() and REPO in path.parents else None
+def written(name: str) -> bool:
+    """A lesson counts as written once it has its README, its code.py and a pinned run."""
+    folder = LESSONS / name
+    return all(p.is_file() for p in (folder / "README.md", folder / "code.py", SNAPSHOTS / name / "default.transcript"))
 
 
-def fence(text: str, lang: str) -> str:
-    """A fenced block that survives backticks inside `text`."""
-    ticks = "`" * max(3, 1 + max(map(len, re.findall(r"`+", text)), default=0))
-    return f"{ticks}{lang}\n{text.rstrip()}\n{ticks}"
+def goal_of(code: str | None, name: str) -> str | None:
+    """The first line of code.py's docstring, without its ``sNN:`` prefix."""
+    doc = re.match(r'\s*(?:[rRuU]?"""|\'\'\')\s*(.+)', code or "")
+    return doc.group(1).strip().removeprefix(f"{name}:").strip().rstrip('"').strip() if doc else None
 
 
-def tabs(items: list[tuple[str, str]]) -> str:
-    """pymdownx.tabbed markup; every body line is indented, blank ones included."""
-    return "\n\n".join(f'=== "{title}"\n\n' + textwrap.indent(body, "    ", lambda _: True)
-                       for title, body in items)
-
-
-def note(text: str) -> str:
-    return f'!!! note "Not there yet"\n\n    {text}'
-
-
-def rewrite_links(readme: str, name: str, existing: set[str], module: str | None) -> str:
+def rewrite_links(readme: str, name: str, existing: set[str], own: set[str]) -> str:
     """Apply the link rule in the module docstring to one README."""
-    own = {f"lessons/{name}/code.py", f"lessons/{name}/scenario.yaml", module}
+    own = own | {f"lessons/{name}/code.py", f"lessons/{name}/scenario.yaml"}
 
     def replace(match: re.Match) -> str:
         label, target, tail = match.groups()
@@ -108,60 +137,145 @@ def rewrite_links(readme: str, name: str, existing: set[str], module: str | None
     return INLINE_LINK.sub(replace, readme)
 
 
-def lesson_page(name: str, previous: str | None, existing: set[str]) -> str:
+def other_files(name: str) -> list[Path]:
+    """The lesson folder's files besides README.md, code.py and scenario.yaml (configs, other scenarios)."""
     folder = LESSONS / name
-    code = read(folder / "code.py")
-    module = new_module(code)
-    readme = read(folder / "README.md")
-    parts = [f"---\ntitle: {json.dumps(title_of(name))}\n---\n"]
-    if readme is None:
-        parts += [f"# {name}", note(f"`lessons/{name}/README.md` is not written yet.")]
-    else:
-        parts.append(rewrite_links(readme, name, existing, module))
+    skip = {"README.md", "code.py", "scenario.yaml"}
+    return sorted(p for p in folder.rglob("*") if p.is_file() and p.name not in skip
+                  and "__pycache__" not in p.parts and p.suffix not in {".pyc"})
 
-    parts.append("## Code {#lesson-code}")
-    if code is None:
-        parts.append(note(f"`lessons/{name}/code.py` is not written yet."))
-    else:
-        items = [("code.py", fence(code, "python"))]
-        if module:
-            items.append((module, fence(read(REPO / module) or "", "python")))
-        prev_code = read(LESSONS / previous / "code.py") if previous else None
-        if prev_code is not None:
-            diff = "".join(difflib.unified_diff(
-                prev_code.splitlines(keepends=True), code.splitlines(keepends=True),
-                f"lessons/{previous}/code.py", f"lessons/{name}/code.py"))
-            items.append((f"diff from {previous}", fence(diff, "diff") if diff
-                          else f"`code.py` is the same as in {previous}."))
-        scenario = read(folder / "scenario.yaml")
-        if scenario is not None:
-            items.append(("scenario.yaml", fence(scenario, "yaml")))
-        parts.append(tabs(items))
 
-    parts.append("## Pinned run {#lesson-run}")
-    parts.append(f"Offline runs as the snapshot tests pin them; `default` is `python lessons/{name}/code.py`.")
+def mechanism_tab(name: str) -> tuple[str, str] | None:
+    """The symbols that carry this lesson's mechanism in modules an earlier lesson introduced."""
+    parts = []
+    for rel, symbols in MECHANISMS.get(name, []):
+        path = REPO / rel
+        if not path.is_file():
+            log.warning(f"lesson_pages MECHANISMS[{name!r}]: no file {rel}")
+            continue
+        try:
+            found = codeview.excerpt(path, symbols)
+        except codeview.Missing as exc:
+            log.warning(f"lesson_pages MECHANISMS[{name!r}]: {rel}: {exc}")
+            continue
+        for symbol, first, last, text in found:
+            parts.append(f"`{rel}`, `{symbol}` (lines {first}-{last}):\n\n" + fence(text, "python"))
+    if not parts:
+        return None
+    intro = "What this lesson adds to modules an earlier lesson introduced, symbol by symbol:"
+    return "changed in existing modules", intro + "\n\n" + "\n\n".join(parts)
+
+
+def diff_tab(name: str, previous: str, code: str) -> tuple[str, str]:
+    prev_code = read(LESSONS / previous / "code.py") or ""
+    a, b = f"lessons/{previous}/code.py", f"lessons/{name}/code.py"
+    folded = codeview.folded_diff(prev_code, code, a, b)
+    if not folded and prev_code == code:
+        return f"diff from {previous}", f"`code.py` is the same as in {previous}."
+    added, removed = codeview.changed_lines(folded)
+    body = [f"Everything that changed in `code.py` since {previous}: {added} lines added, {removed} removed, "
+            "docstrings folded to their first line. What a lesson drops from the one before is "
+            "listed under *What changed* above.",
+            fence(folded, "diff") if folded else "Only docstrings changed."]
+    docs = codeview.docstring_diff(prev_code, code, a, b)
+    if docs:
+        body.append(details("abstract", "The module docstring's changes (folded above)", fence(docs, "diff")))
+    return f"diff from {previous}", "\n\n".join(body)
+
+
+def code_section(name: str, previous: str | None, code: str, modules: list[str]) -> str:
+    items = [("code.py", fence(code, "python"))]
+    for module in modules:
+        items.append((module.removeprefix("harness/"), f"The new module `{module}`, whole:\n\n" + fence(read(REPO / module) or "", "python")))
+    mechanism = mechanism_tab(name)
+    if mechanism:
+        items.append(mechanism)
+    if previous:
+        items.append(diff_tab(name, previous, code))
+    folder = LESSONS / name
+    scenario = read(folder / "scenario.yaml")
+    if scenario is not None:
+        items.append(("scenario.yaml", fence(scenario, "yaml")))
+    for path in other_files(name):
+        rel = path.relative_to(folder).as_posix()
+        items.append((rel, fence(read(path) or "", LANGS.get(path.suffix, "text"))))
+    return tabs(items)
+
+
+def run_section(name: str) -> str:
+    parts = [f"Offline runs as the snapshot tests pin them, byte for byte; `default` is "
+             f"`python lessons/{name}/code.py`. Long lines wrap; a wrapped line is indented."]
     snaps = SNAPSHOTS / name
     if not (snaps / "default.transcript").is_file():
         parts.append(note(f"No pinned transcript yet: `tests/snapshots/{name}/default.transcript`."))
     # Every case, default first, transcripts before frames (e.g. s22's `cached` case).
     files = sorted((p for p in snaps.glob("*.*") if p.suffix in {".transcript", ".frames"}),
-                   key=lambda p: (p.suffix != ".transcript", p.stem != "default", p.name))
-    found = [(p.name, fence(read(p), "json" if p.suffix == ".frames" else "text")) for p in files]
+                   key=lambda p: (p.stem != "default", p.stem, p.suffix != ".transcript"))
+    found = [(p.name, fence(read(p) or "", "json" if p.suffix == ".frames" else "text")) for p in files]
     if found:
         parts.append(tabs(found))
+    return "\n\n".join(parts)
+
+
+def lesson_page(name: str, previous: str | None, existing: set[str]) -> str:
+    folder = LESSONS / name
+    code = read(folder / "code.py")
+    modules = codeview.new_modules(code, REPO)
+    readme = read(folder / "README.md")
+    parts = [f"---\ntitle: {json.dumps(title_of(name))}\n---\n"]
+    if readme is None:
+        parts += [f"# {name}", note(f"`lessons/{name}/README.md` is not written yet.")]
+    else:
+        readme = solutions.with_solutions(readme, name, REPO)
+        readme = rewrite_links(readme, name, existing, set(modules))
+        heading = re.search(r"^# .*$", readme, re.MULTILINE)
+        goal = goal_of(code, name)
+        if heading and goal:  # the goal goes right under the title
+            box = admonition("abstract", "Goal", goal[0].upper() + goal[1:])
+            readme = readme[:heading.end()] + "\n\n" + box + "\n" + readme[heading.end():]
+        parts.append(readme)
+
+    block = viewer.block(name, SNAPSHOTS / name)
+    if block:
+        parts.append("## Step through the run {#lesson-viewer}")
+        parts.append("The pinned run below, one event at a time: the tool pool the model was handed "
+                     "at each step on the right, and from s23 on the JSON-RPC frames up to that step.")
+        parts.append(block)
+
+    parts.append("## Code {#lesson-code}")
+    if code is None:
+        parts.append(note(f"`lessons/{name}/code.py` is not written yet."))
+    else:
+        parts.append(code_section(name, previous, code, modules))
+
+    parts.append("## Pinned run {#lesson-run}")
+    parts.append(run_section(name))
     return "\n\n".join(parts) + "\n"
 
 
 def lesson_table(names: list[str]) -> str:
-    if not names:
-        return "No lessons yet."
     rows = ["| lesson | what it adds | new module |", "|---|---|---|"]
-    for name in names:
-        title = title_of(name).removeprefix(name).lstrip(":·—- ").strip() or "(being written)"
-        module = new_module(read(LESSONS / name / "code.py"))
-        title = title.replace("|", "\\|")
-        rows.append(f"| [{name}](lessons/{name}.md) | {title} | {f'`{module}`' if module else ''} |")
+    for name in sorted(set(names) | set(PLANNED)):
+        if name in names:
+            title = title_of(name).removeprefix(name).lstrip(":·—- ").strip() or "(no README yet)"
+            modules = codeview.new_modules(read(LESSONS / name / "code.py"), REPO)
+            title = title.replace("|", "\\|")
+            if not written(name):
+                title += " *(being written)*"
+            module = ", ".join(f"`{m}`" for m in modules)
+            rows.append(f"| [{name}](lessons/{name}.md) | {title} | {module} |")
+        else:
+            rows.append(f"| {name} | *planned, not yet written:* {PLANNED[name]} | |")
     return "\n".join(rows)
+
+
+def on_config(config):
+    names = lessons()
+    nav = [{"Home": "index.md"}, {"Start here": "start.md"},
+           {"Lessons": [{title_of(n): f"lessons/{n}.md"} for n in names]},
+           {"Appendix": [{"Build your own server": "appendix/own-server.md"}]}]
+    config["nav"] = nav
+    return config
 
 
 def on_files(files, config):
@@ -175,13 +289,18 @@ def on_files(files, config):
 
 def on_page_markdown(markdown, page, config, files):
     if page.file.src_uri == "index.md":
-        return markdown.replace("<!-- lessons -->", lesson_table(lessons()))
+        markdown = markdown.replace("<!-- lessons -->", lesson_table(lessons()))
+    if not page.file.src_uri.startswith("lessons/"):
+        try:
+            markdown = excerpts.expand(markdown, REPO)
+        except excerpts.ExcerptError as exc:
+            log.warning(f"{page.file.src_uri}: {exc}")
     return markdown
 
 
 def on_serve(server, config, builder):
-    """`mkdocs serve` rebuilds when a lesson, snapshot or harness module changes."""
-    for path in (LESSONS, SNAPSHOTS, REPO / "harness"):
+    """`mkdocs serve` rebuilds when a lesson, snapshot, exercise or harness module changes."""
+    for path in (LESSONS, SNAPSHOTS, REPO / "harness", REPO / "exercises", REPO / "mock_servers"):
         if path.is_dir():
             server.watch(str(path))
     return server

@@ -1,0 +1,80 @@
+"""Each exercise's solution, folded under the exercise it answers.
+
+A lesson README's ``## Exercises`` section is a numbered list. After item N the page gets
+a folded "Solution" block built from ``exercises/sNN/N_slug/`` (see exercises/runner.py):
+the answer in words, the change as a diff against the files as they are now, the files
+the solution brings (a scenario), its code, and the check the test suite runs. Nothing
+in the solution is run or imported: ``runner.Solution.read`` parses it.
+
+A solution whose edits no longer apply to the current files is shown with a warning
+instead of a diff (tests/test_exercises.py fails on it too). An exercise without a
+solution gets a line saying so.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+from sitegen.render import details, fence, indent
+
+EXERCISES_HEADING = re.compile(r"^## Exercises[^\n]*\n", re.MULTILINE)
+NEXT_HEADING = re.compile(r"^## ", re.MULTILINE)
+ITEM = re.compile(r"^(\d+)\. ", re.MULTILINE)
+LANGS = {".yaml": "yaml", ".yml": "yaml", ".json": "json", ".py": "python", ".md": "markdown"}
+
+
+def _runner(repo: Path):
+    folder = str(repo / "exercises")
+    if folder not in sys.path:
+        sys.path.insert(0, folder)
+    import runner  # exercises/runner.py
+
+    return runner
+
+
+def solution_block(solution, repo: Path) -> str:
+    runner = _runner(repo)
+    rel = solution.folder.relative_to(repo).as_posix()
+    parts = [solution.doc.strip()] if solution.doc.strip() else []
+    try:
+        for path, diff in solution.diffs():
+            parts.append(f"The change to `{path}`:\n\n" + fence(diff, "diff"))
+    except runner.EditError as exc:
+        parts.append(f'!!! warning "This solution no longer applies"\n\n    {exc}. `tests/test_exercises.py` fails on it too.')
+    for path in solution.files:
+        parts.append(f"`{rel}/{path.name}`:\n\n" + fence(path.read_text(encoding="utf-8"), LANGS.get(path.suffix, "text")))
+    if "solve" in solution.sources:
+        parts.append("The solution's code (`solve`):\n\n" + fence(solution.sources["solve"], "python"))
+    if solution.run:
+        argv = " ".join(a.replace("{here}", rel) for a in solution.run)
+        parts.append(f"Run it (after making the change): `python lessons/{solution.lesson}/code.py {argv}`")
+    parts.append(f"How `tests/test_exercises.py` checks it (`python exercises/runner.py {solution.lesson}` runs it too):\n\n"
+                 + fence(solution.sources["check"], "python"))
+    return details("success", "Solution", "\n\n".join(parts))
+
+
+def with_solutions(readme: str, lesson: str, repo: Path) -> str:
+    """``readme`` with each exercise followed by its folded solution."""
+    heading = EXERCISES_HEADING.search(readme)
+    if not heading:
+        return readme
+    start = heading.end()
+    after = NEXT_HEADING.search(readme, start)
+    end = after.start() if after else len(readme)
+    section = readme[start:end]
+    solved = {s.number: s for s in _runner(repo).solutions(lesson)}
+    items = list(ITEM.finditer(section))
+    if not items:
+        return readme
+    out = [section[:items[0].start()]]
+    for i, item in enumerate(items):
+        body = section[item.start():items[i + 1].start() if i + 1 < len(items) else len(section)].rstrip("\n")
+        number = int(item.group(1))
+        if number in solved:
+            block = solution_block(solved[number], repo)
+        else:
+            block = f"*No solution for this exercise in `exercises/{lesson}/` yet.*"
+        out.append(body + "\n\n" + indent(block) + "\n\n")
+    return readme[:start] + "".join(out) + readme[end:]

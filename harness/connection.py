@@ -144,6 +144,8 @@ class MCPConnection:
         self.prompts: list[dict[str, Any]] = []
         self.logs: list[dict[str, Any]] = []  # log messages that came while no call ran; see drain_logs()
         self._calls = 0  # tools/call requests in flight
+        self._quiet = anyio.Event()  # set while no call is in flight
+        self._quiet.set()
         self._stale: set[str] = set()  # lists a list_changed notification said are out of date
         self._kick = anyio.Event()  # set: the refresher has lists to fetch again
         self._settled = anyio.Event()  # set: no list is waiting to be fetched again
@@ -194,10 +196,14 @@ class MCPConnection:
         session, generation = self._live(tool)
         try:
             self._calls += 1
+            if self._calls == 1:
+                self._quiet = anyio.Event()
             try:
                 result = await self._call(session, tool, arguments)
             finally:
                 self._calls -= 1
+                if not self._calls:
+                    self._quiet.set()
             await self.fresh()  # a list the call changed is fetched before the model's next turn
             return result
         except _Expired:
@@ -310,6 +316,10 @@ class MCPConnection:
         """Fetch again each list a ``list_changed`` named (in the session's task, never in the SDK's callback)."""
         while True:
             await self._kick.wait()
+            # A call's notifications come before its answer: list again once the calls in flight
+            # have answered, so every list_changed of a call is in, and the frames' order is fixed.
+            while self._calls:
+                await self._quiet.wait()
             self._kick = anyio.Event()
             while self._stale:
                 kind = min(self._stale)

@@ -152,13 +152,14 @@ def main(argv: list[str] | None = None, out: TextIO | None = None, err: TextIO |
     out, err = out or sys.stdout, err or sys.stderr
     args = parser().parse_args(argv)
     try:
-        arguments = _arguments(args) if args.command in ("call", "prompt") else {}
-        paths = config.Paths(home=args.home, cwd=Path.cwd(), managed=args.managed)
-        servers = config.load(paths, args.config)
-        if args.command == "chat":
-            model, prompt = _chat_model(args)
-            return signals.run(lambda: _chat(args, paths, servers, model, prompt, out))
-        return signals.run(lambda: _run(args, servers, arguments, out, err))
+        with signals.trapped() as trap:  # from here a signal is one line and an exit code, whatever phase it lands in
+            arguments = _arguments(args) if args.command in ("call", "prompt") else {}
+            paths = config.Paths(home=args.home, cwd=Path.cwd(), managed=args.managed)
+            servers = config.load(paths, args.config)
+            if args.command == "chat":
+                model, prompt = _chat_model(args)
+                return signals.run(lambda: _chat(args, paths, servers, model, prompt, out), trap)
+            return signals.run(lambda: _run(args, servers, arguments, out, err), trap)
     except (UsageError, ConfigError) as exc:
         print(f"error: {exc}", file=err)
         return 2

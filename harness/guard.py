@@ -18,7 +18,11 @@ Coming in, from the server:
   the tool and what is wrong, and the rest of the page goes on. The SDK rejects the whole
   page for one bad tool, so every good tool of that server was lost;
 - an error answer to a request the transport saw fail at the HTTP level gets that
-  failure's text (``HTTP 400: <body excerpt>``, from ``Context.errors``) as its message.
+  failure's text (``HTTP 400: <body excerpt>``, from ``Context.errors``) as its message;
+- an answer the SDK cannot parse (a stdio line or SSE event that is not JSON-RPC, e.g. one
+  with a lone surrogate escape, ``"\\ud800"``) but whose id can be read becomes an error
+  answer to that request, at once: the call fails with why, instead of waiting out its
+  timeout for an answer that already came. A line with no id is skipped, as before.
 
 ``trimmed`` applies the per-server caps after a listing: ``Limits.tools`` tools, and
 ``Limits.description`` characters of each description; each cut is a warning that names
@@ -41,6 +45,7 @@ from mcp_types.methods import validate_server_result
 from pydantic import ValidationError
 
 from harness.spec import Limits
+from harness.wire import InvalidFrame
 
 HANDSHAKE_VERSION = "2025-11-25"  # what the SDK assumes before initialize has answered
 TRUNCATED = "… [truncated]"  # after a cut description (Claude Code's marker)
@@ -133,6 +138,8 @@ class _State:
             self.initialize = message.id
 
     def received(self, item: Any) -> Any:
+        if isinstance(item, InvalidFrame):
+            return _unparsed_answer(item) or item
         if not isinstance(item, SessionMessage):
             return item
         message = item.message
@@ -164,6 +171,24 @@ class _State:
             shown = f"'{printable(name)}'" if isinstance(name, str) else f"number {number} (no name)"
             self.warn(f"dropped tool {shown}: {problem}")
         result["tools"] = kept
+
+
+def _unparsed_answer(frame: InvalidFrame) -> SessionMessage | None:
+    """An error answer for the request a frame the SDK cannot parse was answering, if its id can be read."""
+    try:
+        message = json.loads(frame.line)  # Python's json takes what the SDK's refuses (lone surrogates)
+    except ValueError:
+        return None
+    if not isinstance(message, dict) or "method" in message or not isinstance(message.get("id"), (int, str)):
+        return None
+    try:
+        types.jsonrpc_message_adapter.validate_json(frame.line, by_name=False)
+    except ValidationError as exc:
+        reason = exc.errors()[0]["msg"]
+    else:
+        return None
+    error = types.ErrorData(code=types.PARSE_ERROR, message=f"the answer is not valid JSON-RPC ({printable(reason, 120)})")
+    return SessionMessage(types.JSONRPCError(jsonrpc="2.0", id=message["id"], error=error))
 
 
 def _problem(tool: Any, version: str) -> str | None:

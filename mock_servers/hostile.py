@@ -19,6 +19,8 @@ Switches (each names the part of issue 8 it plays):
                               newline, an HTTP body, an SSE event                                   (8)
     --malformed-tools         tools/list: beside echo, tools with no inputSchema, a string for
                               one, and an array schema                                              (11)
+    --lone-surrogate          echo's answer holds a lone surrogate escape ("\\ud800"): valid JSON
+                              to Python, not to the SDK's parser                                    (9)
     --forget-sessions-after N http: after N tools/call requests every session is forgotten          (13)
     --lost-session-status S   http: a forgotten session gets 404 (the spec) or 400 with the body
                               the reference server-everything sends; default 400                     (13)
@@ -70,6 +72,7 @@ class Options:
     huge_answer: int = 0
     endless_answer: bool = False
     malformed_tools: bool = False
+    lone_surrogate: bool = False
     forget_sessions_after: int | None = None
     lost_session_status: int = 400
     http_error: int | None = None
@@ -144,6 +147,8 @@ class Server:
         if o.huge_answer:
             return Huge(key, o.huge_answer)
         text = (params.get("arguments") or {}).get("text")
+        if o.lone_surrogate:
+            text = f"{text} \ud800"  # sent as the escape \ud800 (see _frame)
         return _result(key, {"content": [{"type": "text", "text": f"echo: {text}"}]})
 
 
@@ -152,7 +157,10 @@ def _result(key: Any, result: dict[str, Any]) -> dict[str, Any]:
 
 
 def _frame(answer: dict[str, Any]) -> bytes:
-    return json.dumps(answer, ensure_ascii=False).encode()
+    try:
+        return json.dumps(answer, ensure_ascii=False).encode()
+    except UnicodeEncodeError:  # a lone surrogate (--lone-surrogate): only its escape can be sent
+        return json.dumps(answer).encode()
 
 
 # --- stdio -----------------------------------------------------------------------------
@@ -387,6 +395,7 @@ def parse(argv: list[str]) -> Options:
     parser.add_argument("--huge-answer", type=int, default=0, metavar="BYTES")
     parser.add_argument("--endless-answer", action="store_true")
     parser.add_argument("--malformed-tools", action="store_true")
+    parser.add_argument("--lone-surrogate", action="store_true")
     parser.add_argument("--forget-sessions-after", type=int, metavar="N")
     parser.add_argument("--lost-session-status", type=int, choices=(400, 404), default=400)
     parser.add_argument("--http-error", type=int, metavar="STATUS")

@@ -270,6 +270,22 @@ def test_a_lone_surrogate_fails_that_call_alone(transport):
     run(main)
 
 
+@pytest.mark.parametrize("transport", ["stdio", "sse", "http"])
+def test_an_answer_with_a_lone_surrogate_fails_that_call_at_once(transport, capfd):
+    """The SDK cannot parse it; waiting out the call timeout for an answer that already came helps nobody."""
+
+    async def main():
+        async with hostile(transport, "--lone-surrogate") as (conns, spec, _, _):
+            server = await conns.open(spec)
+            _, error = await within(BOUND, lambda: server.call_tool("echo", {"text": "hi"}))
+            assert isinstance(error, ToolError) and "protocol error -32700: " in str(error), error
+            assert "hex escape" in str(error), "the reason is given"
+            assert server.state is State.CONNECTED
+
+    run(main)
+    assert "Traceback" not in capfd.readouterr().err
+
+
 def test_unsendable_names_the_path():
     assert unsendable({"arguments": {"files": ["ok", {"name": "x\udfff"}]}}) == "a lone surrogate (U+DFFF) in arguments.files[1].name"
     assert unsendable({"arguments": {"text": "日本語 ✓"}}) is None

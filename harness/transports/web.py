@@ -123,16 +123,18 @@ class _Capped(httpx2.AsyncByteStream):
         await self._inner.aclose()
 
 
-class _QuietTooLarge(logging.Filter):
-    """Drops the SDK's log record (with a traceback, on stderr) of a body we cut on purpose:
-    the call's own error says it."""
+class _QuietParseErrors(logging.Filter):
+    """Drops the SDK's log record, with a traceback on stderr, of a JSON answer it could not
+    read (a body we cut at the frame limit, or one that is not JSON-RPC): the SDK answers
+    that call with a parse error that says why, and that is what the user sees."""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        return not (record.exc_info and isinstance(record.exc_info[1], BodyTooLarge))
+        cut = bool(record.exc_info and isinstance(record.exc_info[1], BodyTooLarge))
+        return not (cut or record.getMessage() == "Error parsing JSON response")
 
 
 def quiet_sdk(logger: str) -> None:
-    """Install ``_QuietTooLarge`` on one SDK logger, once per process."""
+    """Install ``_QuietParseErrors`` on one SDK logger, once per process."""
     sdk = logging.getLogger(logger)
-    if not any(isinstance(f, _QuietTooLarge) for f in sdk.filters):
-        sdk.addFilter(_QuietTooLarge())
+    if not any(isinstance(f, _QuietParseErrors) for f in sdk.filters):
+        sdk.addFilter(_QuietParseErrors())

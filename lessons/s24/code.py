@@ -13,7 +13,7 @@ The servers are started by `mock_servers.launch.serve_all` (serve_http each), wh
 
 Not yet: Streamable HTTP and session expiry (s25), auth (s26), reconnecting (s28).
 
-New module: harness/transports/sse.py (the SDK's sse_client behind the transport seam)
+New module: harness/transports/sse.py (an SSE client on httpx behind the transport seam)
 
 Run: python lessons/s24/code.py            (offline, scripted model)
      python lessons/s24/code.py --wire     (and every JSON-RPC frame)

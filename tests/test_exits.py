@@ -48,9 +48,12 @@ from leaks import Proc, kill_tree, no_process_left, processes  # noqa: F401  (no
 ROOT = Path(__file__).resolve().parent.parent
 FRAMES_LESSONS = ("s23", "s24", "s25", "s26", "s27")  # the lessons with --frames FILE
 FAULT_LESSONS = ("s23", "s24", "s25")  # the lessons with --fault SERVER:FLAG
-RUN_TIMEOUT = 15.0  # seconds for a whole run; a usage error takes under 2 s, a full s26 run about 2 s
-STOP_TIMEOUT = 10.0  # seconds from SIGINT or SIGTERM to exit: enough for every bounded server stop
-LINE_TIMEOUT = 15.0  # seconds to wait for a given line of output
+# Bounds that catch a hang, not a measure of speed (bench/ measures): on an idle machine a
+# usage error takes under 2 s and a full s26 run about 2 s, but a 2-core machine running the
+# suite on both cores beside other work has taken 15 s for either.
+RUN_TIMEOUT = 60.0  # seconds for a whole run
+STOP_TIMEOUT = 30.0  # seconds from SIGINT or SIGTERM to exit: every server stop is bounded well under this
+LINE_TIMEOUT = 60.0  # seconds to wait for a given line of output
 # Every process a lesson here starts inherits this (the stdio servers do not: the SDK gives
 # them a clean environment, but they exit when the lesson's pipe closes). After the leak
 # check has reported them, ``kill_strays`` stops the ones a failing lesson left behind.
@@ -287,7 +290,7 @@ def test_a_missing_workspace_is_bad_usage(lesson):
 def test_frames_into_a_missing_folder_is_refused_before_the_run(lesson):
     result = run(lesson, "--frames", "/no/such/dir/f.jsonl")
     assert_bad_usage(result, "/no/such/dir/f.jsonl")
-    assert result.seconds < 5, f"expected the refusal before any server starts (under 5 s)\n{result}"
+    assert result.stdout == "", f"expected the refusal before the run prints anything (no server started)\n{result}"
 
 
 @pytest.mark.parametrize(("fault", "named"), [

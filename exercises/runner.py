@@ -20,8 +20,9 @@ solution in ``exercises/sNN/N_<slug>/``:
 The lesson's own files are never touched. ``patched(solution)`` copies the lesson folder
 (always) and ``harness/`` and ``mock_servers/`` (only when an edit touches one of them) to
 a temporary folder, applies ``EDITS`` there, and while it lasts, imports ``harness`` and
-``mock_servers`` from the copy, so a lesson run, and any server it spawns from the copy's
-root, sees the patched code. Leaving it puts the real modules back.
+``mock_servers`` from the copy and works in the copy's root, so a lesson run, and any
+server it spawns (``python -m mock_servers.x``), sees the patched code. Leaving it puts
+the real modules and the current folder back.
 
 The site reads ``solution.py`` without importing it (``Solution.read`` uses ``ast``), so
 building the site never runs a solution; ``tests/test_exercises.py`` runs them all.
@@ -36,6 +37,7 @@ import difflib
 import importlib.util
 import io
 import itertools
+import os
 import re
 import shutil
 import sys
@@ -210,9 +212,12 @@ def _imported_from(root: Path, packages: tuple[str, ...]) -> Iterator[None]:
         del sys.modules[name]
     sys.path.insert(0, str(root))
     importlib.invalidate_caches()
+    cwd = os.getcwd()
+    os.chdir(root)  # `python -m mock_servers.x` (serve_http) finds its package in the current folder first
     try:
         yield
     finally:
+        os.chdir(cwd)
         sys.path.remove(str(root))
         for name in [n for n in sys.modules if ours(n)]:
             del sys.modules[name]

@@ -199,7 +199,9 @@
       select.setAttribute("aria-label", "pinned run");
       this.data.cases.forEach(function (c, i) { var o = el("option", null, c.name); o.value = String(i); select.appendChild(o); });
       select.addEventListener("change", function () { self.load(Number(select.value)); });
-      bar.appendChild(select);
+      var label = el("label", null, "run ");
+      label.appendChild(select);
+      bar.appendChild(label);
     }
     function add(action, label, title, fn) {
       var b = el("button", "mcp-button", label);
@@ -211,10 +213,10 @@
       return b;
     }
     this.buttons = {
-      first: add("first", "⏮", "first event", function () { self.go(0); }),
+      first: add("first", "◀◀", "first event", function () { self.go(0); }),
       back: add("back", "◀ back", "previous event (←)", function () { self.go(self.step - 1); }),
       next: add("next", "next ▶", "next event (→)", function () { self.go(self.step + 1); }),
-      last: add("last", "⏭", "last event", function () { self.go(self.events.length - 1); }),
+      last: add("last", "▶▶", "last event", function () { self.go(self.events.length - 1); }),
       poolBack: add("pool-back", "◀ pool change", "previous change of the tool pool", function () { self.jumpPool(-1); }),
       poolNext: add("pool-next", "pool change ▶", "next change of the tool pool", function () { self.jumpPool(1); })
     };

@@ -1,0 +1,22 @@
+"""With `audience: ["user", "assistant"]` the raw log is meant for both, so it is sent: the
+`note: for the user only, ...` line is gone, and the model's result for `triage` has two
+lines, "3 deploys need attention." and "raw log: web-7 OOM at 03:12". The audience is how
+a server says who a block is for; the harness keeps a user-only block out of the model's
+context (and shows it to the user), and sends everything else.
+"""
+
+EDITS = {
+    "mock_servers/catalog.py": [(
+        '''{"type": "text", "text": "raw log: web-7 OOM at 03:12", "annotations": {"audience": ["user"], "priority": 0.2}},''',
+        '''{"type": "text", "text": "raw log: web-7 OOM at 03:12", "annotations": {"audience": ["user", "assistant"], "priority": 0.2}},''',
+    )],
+}
+RUN = ()
+SLOW = True
+
+
+def check(run):
+    assert run.code == 0, run.text
+    assert not any(line.startswith("note: for the user only") for line in run.lines), run.text
+    triage = run.lines.index("  -> mcp__media__triage {}")
+    assert run.lines[triage + 1:triage + 3] == ["  <- 3 deploys need attention.", "     raw log: web-7 OOM at 03:12"], run.lines[triage:triage + 3]

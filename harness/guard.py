@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from types import TracebackType
 from typing import Any
 
 import mcp_types as types
@@ -45,7 +44,7 @@ from mcp_types.methods import validate_server_result
 from pydantic import ValidationError
 
 from harness.spec import Limits
-from harness.wire import InvalidFrame
+from harness.wire import InvalidFrame, ReadWrapper, StreamWrapper
 
 HANDSHAKE_VERSION = "2025-11-25"  # what the SDK assumes before initialize has answered
 TRUNCATED = "… [truncated]"  # after a cut description (Claude Code's marker)
@@ -206,47 +205,23 @@ def _problem(tool: Any, version: str) -> str | None:
     return None
 
 
-class _Wrapped:
+class _In(ReadWrapper):
+    """Server -> session: each message past the checks (``_State.received``)."""
+
     def __init__(self, inner: Any, state: _State) -> None:
-        self._inner, self._state = inner, state
-
-    async def aclose(self) -> None:
-        await self._inner.aclose()
-
-    def close(self) -> None:
-        self._inner.close()
-
-    async def __aenter__(self) -> Any:
-        return self
-
-    async def __aexit__(self, et: type[BaseException] | None, ev: BaseException | None, tb: TracebackType | None) -> None:
-        await self.aclose()
-
-
-class _In(_Wrapped):
-    """Server -> session. Keeps the wrapped stream's ``last_context`` (the SDK reads it)."""
-
-    @property
-    def last_context(self) -> Any:
-        return getattr(self._inner, "last_context", None)
+        super().__init__(inner)
+        self._state = state
 
     async def receive(self) -> Any:
         return self._state.received(await self._inner.receive())
 
-    def __aiter__(self) -> _In:
-        return self
 
-    async def __anext__(self) -> Any:
-        import anyio
-
-        try:
-            return await self.receive()
-        except anyio.EndOfStream:
-            raise StopAsyncIteration from None
-
-
-class _Out(_Wrapped):
+class _Out(StreamWrapper):
     """Session -> server: refuses what cannot be sent, notes what to watch the answer of."""
+
+    def __init__(self, inner: Any, state: _State) -> None:
+        super().__init__(inner)
+        self._state = state
 
     async def send(self, item: SessionMessage) -> None:
         message = item.message

@@ -140,11 +140,11 @@ def _as_dict(item: Any) -> dict[str, Any]:
     return item.message.model_dump(by_alias=True, mode="json", exclude_none=True)
 
 
-class _Tapped:
-    """A stream wrapper that records each message; closing goes to the wrapped stream."""
+class StreamWrapper:
+    """A stream the harness wraps (the tap here, ``harness.guard``'s checks): closing goes to the wrapped one."""
 
-    def __init__(self, inner: Any, record: Callable[[Any], None]) -> None:
-        self._inner, self._record = inner, record
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
 
     async def aclose(self) -> None:
         await self._inner.aclose()
@@ -159,19 +159,17 @@ class _Tapped:
         await self.aclose()
 
 
-class _TapRead(_Tapped):
-    """Server -> harness. Keeps the wrapped stream's ``last_context`` (the SDK reads it)."""
+class ReadWrapper(StreamWrapper):
+    """A wrapped server -> session stream: iterable, and keeps ``last_context`` (the SDK reads it). Subclasses define ``receive``."""
 
     @property
     def last_context(self) -> Any:
         return getattr(self._inner, "last_context", None)
 
     async def receive(self) -> Any:
-        item = await self._inner.receive()
-        self._record(item)
-        return item
+        raise NotImplementedError
 
-    def __aiter__(self) -> _TapRead:
+    def __aiter__(self) -> ReadWrapper:
         return self
 
     async def __anext__(self) -> Any:
@@ -183,8 +181,25 @@ class _TapRead(_Tapped):
             raise StopAsyncIteration from None
 
 
-class _TapWrite(_Tapped):
-    """Harness -> server."""
+class _TapRead(ReadWrapper):
+    """Server -> harness: each message recorded as it arrives."""
+
+    def __init__(self, inner: Any, record: Callable[[Any], None]) -> None:
+        super().__init__(inner)
+        self._record = record
+
+    async def receive(self) -> Any:
+        item = await self._inner.receive()
+        self._record(item)
+        return item
+
+
+class _TapWrite(StreamWrapper):
+    """Harness -> server: each message recorded as it leaves."""
+
+    def __init__(self, inner: Any, record: Callable[[Any], None]) -> None:
+        super().__init__(inner)
+        self._record = record
 
     async def send(self, item: Any) -> None:
         self._record(item)

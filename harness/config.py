@@ -362,6 +362,14 @@ def expand(spec: ServerSpec, environ: Mapping[str, str] = os.environ) -> ServerS
 # --- into the hub -------------------------------------------------------------------------------------
 
 
+def copied(source: Path, root: Path) -> tuple[Path, Paths]:
+    """``source`` copied into the folder ``root``, and ``Paths`` that find no other config there (no user, project
+    or policy file): what a lesson from s28 on reads, so its run is the same on every machine."""
+    path = root / source.name
+    path.write_text(source.read_text(encoding="utf-8"), encoding="utf-8")
+    return path, Paths(home=root, cwd=root, managed=root)
+
+
 def add_to(hub: Any, servers: Iterable[ServerConfig], connector: Any) -> None:
     """Make every configured server known to ``hub``: pending ones with ``connector(server)``, the rest with their reason."""
     for server in servers:

@@ -38,9 +38,7 @@ SETTINGS = Path(__file__).resolve().parent / "cline_mcp_settings.json"
 
 async def session(run: lesson.Run) -> None:
     environ = {"PYTHON": sys.executable}
-    settings = run.workspace.root / SETTINGS.name
-    settings.write_text(SETTINGS.read_text(encoding="utf-8"), encoding="utf-8")
-    nowhere = config.Paths(home=run.workspace.root, cwd=run.workspace.root, managed=run.workspace.root)  # no policy
+    settings, nowhere = config.copied(SETTINGS, run.workspace.root)  # the lesson's file, and no other config
     with wire.recording(run.transcript, run.args) as tap:
         servers = config.load(nowhere, [settings])
         async with Connections(run.transcript) as conns, \

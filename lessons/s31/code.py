@@ -45,9 +45,7 @@ def prompter(run: lesson.Run) -> permissions.Prompter:
 
 async def session(run: lesson.Run) -> None:
     environ = {"PYTHON": sys.executable}
-    settings = run.workspace.root / "cline_mcp_settings.json"
-    settings.write_text((HERE / settings.name).read_text(encoding="utf-8"), encoding="utf-8")
-    nowhere = config.Paths(home=run.workspace.root, cwd=run.workspace.root, managed=run.workspace.root)  # no policy
+    settings, nowhere = config.copied(HERE / "cline_mcp_settings.json", run.workspace.root)  # the lesson's file, and no other config
     rules = permissions.Rules.read(HERE / "settings.json", "settings.json")
     with wire.recording(run.transcript, run.args) as tap:
         servers = config.load(nowhere, [settings])

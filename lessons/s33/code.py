@@ -40,9 +40,7 @@ MOVE_BEFORE_TURN = 6  # the user switches the workspace to project/ before the m
 
 async def session(run: lesson.Run) -> None:
     environ = {"PYTHON": sys.executable}
-    settings = run.workspace.root / SETTINGS.name
-    settings.write_text(SETTINGS.read_text(encoding="utf-8"), encoding="utf-8")
-    nowhere = config.Paths(home=run.workspace.root, cwd=run.workspace.root, managed=run.workspace.root)  # no policy
+    settings, nowhere = config.copied(SETTINGS, run.workspace.root)  # the lesson's file, and no other config
     answers = getattr(getattr(run.model, "scenario", None), "answers", None)
     script = elicit.Script(answers) if answers is not None and not run.args.live else None
     asker = elicit.Asker(script, run.transcript, ask_in=sys.stdin if script is None and sys.stdin.isatty() else None)

@@ -244,13 +244,23 @@ def run_solution(solution: Solution) -> Any:
     return result
 
 
-if __name__ == "__main__":  # python exercises/runner.py [sNN]: run every solution (of one lesson) and say how each went
+def main(argv: list[str]) -> int:
+    """python exercises/runner.py [sNN]: run every solution (of one lesson) and say how each went."""
     failed = 0
-    for item in solutions(sys.argv[1] if len(sys.argv) > 1 else None):
+    for item in solutions(argv[0] if argv else None):
         try:
             run_solution(item)
-            print(f"ok    {item.id}")
+            line = f"ok    {item.id}"
         except Exception as exc:  # noqa: BLE001 (a report, not a handler)
             failed += 1
-            print(f"FAIL  {item.id}: {type(exc).__name__}: {exc}".splitlines()[0])
-    sys.exit(1 if failed else 0)
+            line = f"FAIL  {item.id}: {type(exc).__name__}: {exc}".splitlines()[0]
+        print(line, flush=True)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main(sys.argv[1:]))
+    except BrokenPipeError:  # python exercises/runner.py | head: the reader left
+        sys.stderr.close()
+        sys.exit(0)

@@ -63,3 +63,30 @@ def tempfile_root() -> str:
     import tempfile
 
     return tempfile.gettempdir()
+
+
+def test_appendix_server_through_the_cli(monkeypatch, tmp_path):
+    """The appendix's glossary server, through the user CLI as the page says (in process; --home and
+    --managed point at an empty folder, so this machine's own config is not read)."""
+    import io
+    import json
+
+    from harness import app
+
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setenv("PYTHON", sys.executable)
+
+    def cli(*args: str) -> tuple[int, str]:
+        out, err = io.StringIO(), io.StringIO()
+        code = app.main(["--config", "exercises/appendix/own_server/mcp.json", "--home", str(tmp_path),
+                         "--managed", str(tmp_path), *args], out, err)
+        return code, out.getvalue() + err.getvalue()
+
+    code, text = cli("tools", "--json")
+    assert code == 0, text
+    names = sorted(t["name"] for t in json.loads(text))
+    assert names == ["mcp__glossary__add_term", "mcp__glossary__define"], names
+    code, text = cli("call", "mcp__glossary__define", '{"term": "hub"}')
+    assert code == 0 and text.startswith("hub: The one owner of the servers"), text
+    code, text = cli("call", "mcp__glossary__define", '{"term": "loop"}')
+    assert code == 1 and "no entry for 'loop'; known terms: hub, pool, scenario" in text, text

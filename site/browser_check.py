@@ -124,7 +124,7 @@ def check_mermaid_syntax(site: Path, origin: str) -> list[str]:
         probe.unlink()
     if "DONE" not in dom:
         return ["mermaid syntax check did not finish"]
-    return [line.removeprefix("ERROR ") for line in html.unescape(dom).splitlines() if line.startswith("ERROR ")]
+    return [line.removeprefix("ERROR ") for line in _out(dom).splitlines() if line.startswith("ERROR ")]
 
 
 # The layout probe: loads each page in a same-origin iframe of the given width and measures it.
@@ -168,9 +168,12 @@ async function viewer(rel, doc, win) {
 async function check(rel) {
   const frame = document.createElement("iframe");
   frame.style.cssText = "width:" + WIDTH + "px;height:900px;border:0";
+  const loaded = new Promise(r => { frame.onload = r; });
+  frame.src = rel;  // before it is in the document: no about:blank load to mistake for the page's
   document.body.appendChild(frame);
-  await new Promise(r => { frame.onload = r; frame.src = rel; });
+  await loaded;
   const win = frame.contentWindow, doc = frame.contentDocument;
+  if (!win.location.pathname.endsWith("/" + rel)) { say(rel, "the probe loaded " + win.location.href + " instead"); frame.remove(); return; }
   await until(() => doc.documentElement.getAttribute("data-diagrams") === "done", "the diagrams", rel);
   for (const pre of doc.querySelectorAll("pre.mcp-mermaid")) say(rel, "a diagram was not drawn: " + (pre.getAttribute("data-error") || "no error given"));
   // diagram text at its default size
@@ -228,8 +231,14 @@ def check_layout(site: Path, origin: str, pages: list[str], width: int, batch: i
         if "DONE" not in dom:
             problems.append(f"layout check at {width} px of {', '.join(some)} did not finish within 240 s")
             continue
-        problems += [line.removeprefix("PROBLEM ") for line in html.unescape(dom).splitlines() if line.startswith("PROBLEM ")]
+        problems += [line.removeprefix("PROBLEM ") for line in _out(dom).splitlines() if line.startswith("PROBLEM ")]
     return problems
+
+
+def _out(dom: str) -> str:
+    """The text of the probe's <pre id="out"> (its first line shares a line with the tag in the dump)."""
+    match = re.search(r'<pre id="out">(.*?)</pre>', dom, re.S)
+    return html.unescape(match.group(1)) if match else ""
 
 
 def check_file_url(site: Path, rel: str) -> list[str]:

@@ -2,7 +2,7 @@
 
 For every folder lessons/sNN that exists, ``on_files`` adds a page lessons/sNN.md:
 
-1. **Goal**: the first line of code.py's docstring;
+1. **Goal**: the first line of code.py's docstring, and the first sentence of its *New here*;
 2. the lesson's README.md, read at build time (nothing is copied into site/docs/), with
    each exercise followed by its folded solution from exercises/sNN/ (sitegen/solutions.py);
 3. **Step through the run**: the viewer (assets/viewer.js) with the lesson's pinned
@@ -36,6 +36,7 @@ Not handled: lesson folders not named sNN.
 
 from __future__ import annotations
 
+import ast
 import json
 import logging
 import posixpath
@@ -108,9 +109,22 @@ def written(name: str) -> bool:
 
 
 def goal_of(code: str | None, name: str) -> str | None:
-    """The first line of code.py's docstring, without its ``sNN:`` prefix."""
-    doc = re.match(r'\s*(?:[rRuU]?"""|\'\'\')\s*(.+)', code or "")
-    return doc.group(1).strip().removeprefix(f"{name}:").strip().rstrip('"').strip() if doc else None
+    """The lesson's goal from code.py's docstring: its first line, then the first sentence of "New here:"."""
+    try:
+        doc = ast.get_docstring(ast.parse(code or "")) or ""
+    except SyntaxError:
+        return None
+    if not doc:
+        return None
+    first, _, rest = doc.partition("\n")
+    first = first.strip().removeprefix(f"{name}:").strip()
+    if "_" not in first.split(" ")[0]:  # "connect_mcp. ..." stays as the code spells it
+        first = first[:1].upper() + first[1:]
+    new_here = next((p for p in re.split(r"\n\s*\n", rest) if p.strip().startswith("New here:")), "")
+    sentence = re.split(r"(?<=\.)\s+", " ".join(new_here.split()).removeprefix("New here:").strip())[0]
+    if not 40 <= len(sentence) <= 240:  # a bare module name says less than the title; a paragraph, more than a goal
+        sentence = ""
+    return f"**{first}**" + (f" {sentence[:1].upper() + sentence[1:]}" if sentence else "")
 
 
 def rewrite_links(readme: str, name: str, existing: set[str], own: set[str]) -> str:
@@ -231,7 +245,7 @@ def lesson_page(name: str, previous: str | None, existing: set[str]) -> str:
         heading = re.search(r"^# .*$", readme, re.MULTILINE)
         goal = goal_of(code, name)
         if heading and goal:  # the goal goes right under the title
-            box = admonition("abstract", "Goal", goal[0].upper() + goal[1:])
+            box = admonition("abstract", "Goal", goal)
             readme = readme[:heading.end()] + "\n\n" + box + "\n" + readme[heading.end():]
         parts.append(readme)
 

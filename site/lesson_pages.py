@@ -252,8 +252,9 @@ def lesson_page(name: str, previous: str | None, existing: set[str]) -> str:
     block = viewer.block(name, SNAPSHOTS / name)
     if block:
         parts.append("## Step through the run {#lesson-viewer}")
-        parts.append("The pinned run below, one event at a time: the tool pool the model was handed "
-                     "at each step on the right, and from s23 on the JSON-RPC frames up to that step.")
+        parts.append("The pinned run (below, under *Pinned run*), one event at a time. Beside it (below it on a "
+                     "narrow screen): the tool pool the model was handed at that step, and from s23 on the "
+                     "JSON-RPC frames up to that step; click a frame to see all of it. The arrow keys step too.")
         parts.append(block)
 
     parts.append("## Code {#lesson-code}")

@@ -22,7 +22,7 @@ so tests replace the clock and a whole backoff schedule runs in milliseconds.
 
     state: deploy: connected -> failed: connection lost: the server exited with code 3
 
-Introduced by s28. The connect limits per kind (3 local, 20 remote) are ``hub.LIMITS``;
+Introduced by s28. The connect limits per kind (8 local, 20 remote) are ``hub.LIMITS``;
 the three named timeouts (connect, list, call) are ``spec.Timeouts``, set per server by a
 config's ``timeouts`` (and Cline's ``timeout``).
 """

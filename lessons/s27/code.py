@@ -58,7 +58,7 @@ async def session(run: lesson.Run) -> None:
             run.transcript.note(f"read {source}: {', '.join(s.name for s in servers if s.source == source)}")
         async with Connections(run.transcript) as conns, Hub(run.transcript, accept=accept) as hub:
             config.add_to(hub, servers, lambda server: config.connector(server, conns, environ, tap=tap))
-            await hub.connect_all()  # every pending server, at most 3 starting at once
+            await hub.connect_all()  # every pending server, at most 8 local ones starting at once
             for row in config.rows(hub, servers):
                 detail = row["error"] or ", ".join(row["tools"])
                 run.transcript.note(f"{row['name']} ({row['scope']}, {row['transport'] or 'no transport'}): {row['state']}: {detail}")

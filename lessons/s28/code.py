@@ -11,7 +11,7 @@ transport, stdio included. Every transition the hub makes is printed as a `state
   server is spawned again, with its ${PYTHON} expanded again, and the call goes through.
 - search hangs at start (`--slow-start 30`). Its own connect timeout (`"timeouts":
   {"connect": 1}` in its entry) fails it after 1 s, and the error says which timeout fired
-  and where to change it. It holds one of the 3 local slots; the others are not delayed.
+  and where to change it. It holds one of the 8 local slots; the others are not delayed.
 - At the end the user reconnects deploy by hand (`hub.reconnect`), as `/mcp` does.
 
 Not yet: reloading the settings file while the agent runs (s29).
@@ -43,7 +43,7 @@ async def session(run: lesson.Run) -> None:
                 Hub(run.transcript, on_change=lifecycle.show(run.transcript)) as hub:
             config.add_to(hub, servers, lambda server: config.connector(
                 server, conns, environ, tap=tap, reconnect=lifecycle.Backoff()))
-            await hub.connect_all()  # at most 3 local and 20 remote servers starting at once
+            await hub.connect_all()  # at most 8 local and 20 remote servers starting at once
             await run.agent(pool.rebuilt(BASE, run.workspace.tools(), hub.clients, report=run.transcript.note))
             run.transcript.note("the user reconnects deploy by hand")
             await hub.reconnect("deploy")

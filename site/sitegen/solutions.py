@@ -22,6 +22,7 @@ from sitegen.render import details, fence, indent
 EXERCISES_HEADING = re.compile(r"^## Exercises[^\n]*\n", re.MULTILINE)
 NEXT_HEADING = re.compile(r"^## ", re.MULTILINE)
 ITEM = re.compile(r"^(\d+)\. ", re.MULTILINE)
+OUTDENTED = re.compile(r"\n\n(?=\S)")  # a blank line, then a line at the margin
 LANGS = {".yaml": "yaml", ".yml": "yaml", ".json": "json", ".py": "python", ".md": "markdown"}
 
 
@@ -70,11 +71,16 @@ def with_solutions(readme: str, lesson: str, repo: Path) -> str:
         return readme
     out = [section[:items[0].start()]]
     for i, item in enumerate(items):
-        body = section[item.start():items[i + 1].start() if i + 1 < len(items) else len(section)].rstrip("\n")
+        stop = items[i + 1].start() if i + 1 < len(items) else len(section)
+        # The item ends where the list does: a paragraph back at the margin after a blank line
+        # ("More to try: ...") is not part of the last exercise.
+        after = OUTDENTED.search(section, item.end(), stop)
+        end_of_item = after.start() + 1 if after else stop
+        body = section[item.start():end_of_item].rstrip("\n")
         number = int(item.group(1))
         if number in solved:
             block = solution_block(solved[number], repo)
         else:
             block = f"*No solution for this exercise in `exercises/{lesson}/` yet.*"
-        out.append(body + "\n\n" + indent(block) + "\n\n")
+        out.append(body + "\n\n" + indent(block) + "\n\n" + section[end_of_item:stop].lstrip("\n"))
     return readme[:start] + "".join(out) + readme[end:]

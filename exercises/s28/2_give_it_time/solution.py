@@ -2,9 +2,9 @@
 timeout of 40 it connects instead of failing, about 29 s later than the 1 s timeout
 failed it, and since `hub.connect_all()` returns only when every server has settled, the
 whole run starts (and so ends) about 29 s later. No other *server* waits: each connect has
-its own timeout, started when its own connect starts, and search holds one of the three
-local slots, so docs and deploy open at once and join first (joins follow the order
-asked). Only the agent, which starts after `connect_all`, waits.
+its own timeout, started when its own connect starts, and search holds only one of the
+local slots (`hub.LIMITS`), so docs and deploy open at once and join first (joins follow
+the order asked). Only the agent, which starts after `connect_all`, waits.
 
 The check reads the patched settings file, then replays the timing with three stand-in
 connectors, search taking much longer than the others, and looks at the order in which

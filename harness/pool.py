@@ -30,10 +30,9 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from collections.abc import Callable, Sequence
 
 from harness import echo, naming
 from harness.loop import PoolSource, Turn

@@ -62,10 +62,14 @@ async def session(run: lesson.Run) -> None:
 
             await run.agent(turn)
             run.transcript.note("the user answers 'always allow' for docs' search: the harness records it in the file")
-            data = json.loads(settings.read_text(encoding="utf-8"))
-            data["mcpServers"]["docs"]["autoApprove"] = ["search"]
-            reloader.watcher.write(json.dumps(data, indent=2) + "\n")
-            await reloader.settled()
+            try:
+                data = json.loads(settings.read_text(encoding="utf-8"))
+                data["mcpServers"]["docs"]["autoApprove"] = ["search"]
+            except (ValueError, KeyError, TypeError):  # the model left the file broken, or without docs
+                run.transcript.note("the settings file has no docs entry the harness can edit: it writes nothing")
+            else:
+                reloader.watcher.write(json.dumps(data, indent=2) + "\n")
+                await reloader.settled()
             watching.cancel_scope.cancel()
 
 

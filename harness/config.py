@@ -219,6 +219,9 @@ def _transport(entry: dict[str, Any], fmt: str, bad: Any) -> str:
 def load(paths: Paths, files: Iterable[Path] = ()) -> list[ServerConfig]:
     """The servers to run, by name: from ``files`` if given, else from the scopes; policy applied."""
     files = list(files)
+    for f in files:
+        if not f.is_file():  # a scope's file may be absent; a file the user named must be there
+            raise ConfigError(f"{f}: no such file" if not f.exists() else f"{f}: not a file")
     if files:
         chosen = _merge(server for f in files for server in parse_servers(
             read_json(f, str(f)).get("mcpServers"), "file", str(f), file_format(f)))

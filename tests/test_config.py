@@ -226,3 +226,10 @@ def test_the_hub_lists_every_configured_server_with_its_reason(tmp_path):
             {"name": "off", "scope": "file", "transport": "stdio", "state": "disabled", "error": f'"disabled": true in {f}', "tools": []}]
 
     anyio.run(main)
+
+
+def test_a_file_given_explicitly_must_exist(tmp_path):
+    with pytest.raises(ConfigError, match="no such file"):
+        config.load(paths(tmp_path), [tmp_path / "missing.json"])
+    with pytest.raises(ConfigError, match="not a file"):
+        config.load(paths(tmp_path), [tmp_path])

@@ -50,7 +50,7 @@ import sys
 from pathlib import Path
 from typing import Any, NoReturn, TextIO
 
-from harness import config, naming, schemas, signals
+from harness import config, echo, naming, schemas, signals
 from harness.errors import ConfigError, HarnessError, ToolError, UsageError
 from harness.hub import Change, Hub
 from harness.spec import State
@@ -341,7 +341,7 @@ def _servers(rows: list[dict[str, Any]], as_json: bool, out: TextIO) -> int:
         out.write("no MCP servers configured\n")
     width = max((len(r["name"]) for r in rows), default=0)
     for r in rows:
-        detail = r["error"] or f"{len(r['tools'])} tools: {', '.join(r['tools'])}"
+        detail = r["error"] or f"{len(r['tools'])} tools: {echo.names(r['tools'])}"  # a terminal gets server text escaped
         out.write(f"{r['name']:<{width}}  {r['scope']:<10} {r['transport'] or '-':<6} {r['state']:<10} {detail}\n")
     return 0
 

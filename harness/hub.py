@@ -38,6 +38,7 @@ from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any
 
+from harness import echo
 from harness.errors import AuthRequired, ConfigError, HarnessError, ServerError
 from harness.mcp_client import Client
 from harness.spec import ServerSpec, State
@@ -313,7 +314,7 @@ class Hub:
         observe = getattr(client, "observe", None)
         if observe is not None:  # a real connection tells the hub when it dies
             observe(lambda state, reason: self.report(entry.name, client, state, reason))
-        names = ", ".join(t["name"] for t in client.tools)
+        names = echo.names([t["name"] for t in client.tools])  # server-given: escaped and cut before any output
         return self._set(replace(entry, state=State.CONNECTED, client=client, error=None), f"tools: {names}")
 
     def _set(self, entry: Entry, reason: str) -> Entry:

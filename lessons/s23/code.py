@@ -25,7 +25,6 @@ import sys
 
 from harness import lesson, naming, pool, wire
 from harness.connect import connect_tool
-from harness.connection import Connections
 from harness.hub import Hub
 from harness.spec import ServerSpec, Timeouts
 from mock_servers.launch import fault_flags, fault_option
@@ -43,6 +42,8 @@ def spec(name: str, faults: list[str]) -> ServerSpec:
 
 
 async def session(run: lesson.Run) -> None:
+    from harness.connection import Connections  # the SDK loads here, once the options are parsed: --help stays fast
+
     accept = naming.checker(run.transcript.warning, run.transcript.note)
     with wire.recording(run.transcript, run.args) as tap:
         # Leaving these blocks stops every server they started, whatever happened inside.

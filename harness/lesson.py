@@ -24,6 +24,11 @@ within the shutdown graces. Never a traceback, unless the harness itself has a b
 ``harness/transports/stdio.py`` and ``mock_servers/lifeline.py``), but the temporary
 workspace stays behind, as ``mcp-course-*`` in the system's temporary folder.
 
+The options are parsed before anything slow happens, and this module imports no SDK: a
+lesson's ``code.py`` imports the SDK inside its ``session``, so ``--help`` and a bad command
+line are answered in about a tenth of a second of CPU, not one and a half
+(``tests/test_lessons.py`` checks that neither imports the SDK).
+
 (``python -m harness`` is the user CLI, not this: this runner serves lessons.)
 
 Introduced by s19.

@@ -19,6 +19,7 @@ reports back through it too: ``fault`` says why it ended the session's stream wh
 knows better than "connection closed" (a frame over the limit, a dropped event stream),
 and ``errors`` holds what an HTTP error looked like (status and body excerpt) for each
 request it answered with an error, for the connection to show in that call's error.
+``trace``, when set, is told what the transport does (a spawn, a GET, a POST's status).
 
     lines   harness/transports/lines.py   stdio's line reader: linear, each line capped
     web     harness/transports/web.py     what sse and http share: bounded bodies, HTTP errors shown
@@ -54,6 +55,7 @@ class Context:
     watch: Any = None  # http: an object with .session_id and .expired (harness.transports.http.SessionWatch)
     fault: str | None = None  # set by the transport before it ends the read stream on purpose: why, in a few words
     errors: dict[Any, str] = field(default_factory=dict)  # JSON-RPC request id -> "HTTP 500: <body excerpt>" (sse, http)
+    trace: Callable[[str], None] | None = None  # what the transport does, in words, when a lesson shows it (harness.wire)
 
 
 _REGISTRY: dict[str, Transport] = {}

@@ -35,9 +35,8 @@ import time
 from contextlib import AsyncExitStack, nullcontext
 from pathlib import Path
 
-from harness import auth, lesson, naming, pool, wire
+from harness import lesson, naming, pool, wire
 from harness.connect import connect_tool
-from harness.connection import Connections
 from harness.hub import Hub
 from harness.loop import Turn
 from harness.model import Scenario, ScriptedModel
@@ -53,6 +52,9 @@ DEPLOY = ServerSpec("deploy", "stdio", command=sys.executable, args=("-m", "mock
 
 
 async def session(run: lesson.Run) -> None:
+    from harness import auth  # the SDK loads here, once the options are parsed: --help stays fast
+    from harness.connection import Connections
+
     clock = auth.SteppedClock()
     args = run.args
     timeouts = Timeouts(auth=args.auth_timeout, settings={"auth": "--auth-timeout SECONDS"})

@@ -14,6 +14,7 @@ and asks the hub to act on those servers only.
   docs' search). The watcher recognises its own write and does nothing: the fingerprint
   guard, without the time window older Cline used.
 
+Not here: the name checker (s21), whose notes on the wiki's renamed tools would crowd this run.
 Not yet: resources, prompts and notifications (s30).
 
 New module: harness/reload.py

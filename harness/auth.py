@@ -78,6 +78,7 @@ from mcp.shared.auth import (AuthorizationCodeResult, OAuthClientInformationFull
                              ProtectedResourceMetadata)
 from pydantic import ValidationError
 
+from harness import echo
 from harness.errors import AuthRequired, ConfigError, HarnessError, ServerError, ToolError
 from harness.hub import Connector, Hub
 from harness.mcp_client import Client
@@ -503,7 +504,7 @@ class Authorizer:
         self.redact(answer.get("code"), "code")
         if "code" not in answer:
             said = " ".join(filter(None, (answer.get("error", "no code"), answer.get("error_description"))))
-            self.failure = f"the authorization server refused: {_printable(said)}"
+            self.failure = f"the authorization server refused: {echo.line(said, 200)}"
             raise ToolError(f"server '{self.name}': {self.failure}")
         if answer.get("state") != self._state:
             # Checked here, before the SDK, whose error quotes both values: a state is
@@ -689,12 +690,6 @@ def _person_at_work() -> Iterator[None]:
     finally:
         if clock is not None:
             clock.resume()
-
-
-def _printable(text: str, limit: int = 200) -> str:
-    """Server-given text as it may reach the model: control and format characters escaped, and short."""
-    shown = "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in text[:limit])
-    return shown + ("..." if len(text) > limit else "")
 
 
 class _QuietOwnErrors(logging.Filter):

@@ -4,7 +4,9 @@ For every folder lessons/sNN that exists, ``on_files`` adds a page lessons/sNN.m
 
 1. **Goal**: the first line of code.py's docstring, and the first sentence of its *New here*;
 2. the lesson's README.md, read at build time (nothing is copied into site/docs/), with
-   each exercise followed by its folded solution from exercises/sNN/ (sitegen/solutions.py);
+   each quoted block of output captioned with the pinned file and lines it is from (a
+   quote the pinned run does not print fails the build: sitegen/quotes.py), and each
+   exercise followed by its folded solution from exercises/sNN/ (sitegen/solutions.py);
 3. **Step through the run**: the viewer (assets/viewer.js) with the lesson's pinned
    transcripts and frames embedded (sitegen/viewer.py);
 4. **Code**, in tabs: code.py; every module the docstring names on its ``New module:``
@@ -52,7 +54,7 @@ from mkdocs.structure.files import File
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # sitegen/, beside this file
 
 from sitegen import code as codeview  # noqa: E402
-from sitegen import excerpts, solutions, viewer  # noqa: E402
+from sitegen import excerpts, quotes, solutions, viewer  # noqa: E402
 from sitegen.render import admonition, details, fence, note, tabs  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
@@ -223,6 +225,7 @@ def lesson_page(name: str, previous: str | None, existing: set[str], found: code
     if readme is None:
         parts += [f"# {name}", note(f"`lessons/{name}/README.md` is not written yet.")]
     else:
+        readme = quotes.captioned(readme, name, REPO)
         readme = solutions.with_solutions(readme, name, REPO)
         readme = rewrite_links(readme, name, existing, set(modules))
         heading = re.search(r"^# .*$", readme, re.MULTILINE)
@@ -286,11 +289,12 @@ def mechanisms(names: list[str]) -> codeview.Mechanisms:
             problems.append(f"the harness names {lesson} (a '# lesson:' marker or 'Introduced by'), "
                             "which is neither a lesson folder nor planned")
     for name in names:
+        problems += quotes.check(REPO, name)  # a README quoting output the pinned run no longer prints
         if written(name) and not modules_of(name, read(LESSONS / name / "code.py"), found) and not found.symbols.get(name):
             problems.append(f"{name}: no mechanism found: no 'New module:' line in code.py that names a file, "
                             f"no module saying 'Introduced by {name}', no '# lesson: {name}' marker")
     if problems:
-        raise PluginError("lesson_pages: " + "\n  ".join(["the lessons' mechanisms:", *problems]))
+        raise PluginError("lesson_pages: " + "\n  ".join(["the lessons' mechanisms and quotes:", *problems]))
     return found
 
 

@@ -1,0 +1,44 @@
+"""Lesson READMEs against the pinned runs: quoted output, section order (site/sitegen/).
+
+A quote of what a lesson prints (a ```text block, or a code span that reads as a transcript
+line) must be in that lesson's pinned files, so a README goes stale only with a failing
+test; site/sitegen/quotes.py says what counts as a quote.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+from cases import ROOT
+
+sys.path.insert(0, str(ROOT / "site"))
+from sitegen import quotes, readme  # noqa: E402  (site/ is not a package)
+
+LESSONS = sorted(p.name for p in (ROOT / "lessons").glob("s[0-9][0-9]") if (p / "README.md").is_file())
+
+
+@pytest.mark.parametrize("lesson", LESSONS)
+def test_quoted_output_is_in_the_pinned_run(lesson):
+    problems = quotes.check(ROOT, lesson)
+    assert not problems, "README quotes output the pinned run does not print:\n" + "\n".join(problems)
+
+
+@pytest.mark.parametrize("lesson", LESSONS)
+def test_sections_in_the_one_order(lesson):
+    problem = readme.order_problem((ROOT / "lessons" / lesson / "README.md").read_text(encoding="utf-8"))
+    assert problem is None, f"lessons/{lesson}/README.md: {problem}"
+
+
+def test_the_check_catches_a_stale_quote(tmp_path):
+    lesson = tmp_path / "lessons" / "s19"
+    lesson.mkdir(parents=True)
+    snaps = tmp_path / "tests" / "snapshots" / "s19"
+    snaps.mkdir(parents=True)
+    (snaps / "default.transcript").write_text("user> hi\n  -> a {}\n  <- one\n  -> b {}\n  <- two\n", encoding="utf-8")
+    (lesson / "README.md").write_text(
+        "ok:\n\n```text\n  -> a {}\n...\n  <- two\n```\n\nstale:\n\n```text\n  -> a {}\n  <- two\n```\n\n"
+        "and `<- one` but not `<- three`.\n", encoding="utf-8")
+    problems = quotes.check(tmp_path, "s19")
+    assert [p.split(": ", 1)[1].split(" (")[0] for p in problems] == ["block not in the pinned run", "quote not in the pinned run"], problems
+    assert ":11:" in problems[0] and "'<- three'" in problems[1], problems

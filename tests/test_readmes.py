@@ -7,6 +7,7 @@ test; site/sitegen/quotes.py says what counts as a quote.
 
 from __future__ import annotations
 
+import re
 import sys
 
 import pytest
@@ -28,6 +29,16 @@ def test_quoted_output_is_in_the_pinned_run(lesson):
 def test_sections_in_the_one_order(lesson):
     problem = readme.order_problem((ROOT / "lessons" / lesson / "README.md").read_text(encoding="utf-8"))
     assert problem is None, f"lessons/{lesson}/README.md: {problem}"
+
+
+@pytest.mark.parametrize("lesson", LESSONS)
+def test_relative_links_name_files_that_exist(lesson):
+    """A link to a lesson not written yet (s34) is plain text until its README exists."""
+    folder = ROOT / "lessons" / lesson
+    text = (folder / "README.md").read_text(encoding="utf-8")
+    targets = re.findall(r"\]\(\s*<?([^)\s>]+)>?[^)]*\)", re.sub(r"(?s)```.*?```", "", text))
+    broken = [t for t in targets if not re.match(r"^([a-z][a-z0-9+.-]*:|#)", t) and not (folder / t.split("#")[0]).exists()]
+    assert not broken, f"lessons/{lesson}/README.md links to files that do not exist: {broken}"
 
 
 def test_the_check_catches_a_stale_quote(tmp_path):

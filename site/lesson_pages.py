@@ -8,7 +8,9 @@ For every folder lessons/sNN that exists, ``on_files`` adds a page lessons/sNN.m
    quote the pinned run does not print fails the build: sitegen/quotes.py), and each
    exercise followed by its folded solution from exercises/sNN/ (sitegen/solutions.py);
 3. **Step through the run**: the viewer (assets/viewer.js) with the lesson's pinned
-   transcripts and frames embedded (sitegen/viewer.py);
+   transcripts and frames embedded (sitegen/viewer.py); then **Check what you saw**, the
+   quiz from lessons/sNN/quiz.yaml, each answer folded with the pinned line that proves it
+   (sitegen/quiz.py; a proof the pinned run does not print fails the build);
 4. **Code**, in tabs: code.py; every module the docstring names on its ``New module:``
    line and every harness module whose docstring says ``Introduced by sNN``, whole; for a
    mechanism added to a module an earlier lesson introduced, the symbols marked
@@ -54,7 +56,7 @@ from mkdocs.structure.files import File
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # sitegen/, beside this file
 
 from sitegen import code as codeview  # noqa: E402
-from sitegen import excerpts, quotes, solutions, viewer  # noqa: E402
+from sitegen import excerpts, quiz, quotes, solutions, viewer  # noqa: E402
 from sitegen.render import admonition, details, fence, note, tabs  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
@@ -138,9 +140,9 @@ def rewrite_links(readme: str, name: str, existing: set[str], own: set[str]) -> 
 
 
 def other_files(name: str) -> list[Path]:
-    """The lesson folder's files besides README.md, code.py and scenario.yaml (configs, other scenarios)."""
+    """The lesson folder's files besides README.md, code.py, scenario.yaml and quiz.yaml (configs, other scenarios)."""
     folder = LESSONS / name
-    skip = {"README.md", "code.py", "scenario.yaml"}
+    skip = {"README.md", "code.py", "scenario.yaml", "quiz.yaml"}
     return sorted(p for p in folder.rglob("*") if p.is_file() and p.name not in skip
                   and "__pycache__" not in p.parts and p.suffix not in {".pyc"})
 
@@ -243,6 +245,11 @@ def lesson_page(name: str, previous: str | None, existing: set[str], found: code
                      "JSON-RPC frames up to that step; click a frame to see all of it. The arrow keys step too.")
         parts.append(block)
 
+    questions = quiz.section(REPO, name)
+    if questions:
+        parts.append("## Check what you saw {#lesson-quiz}")
+        parts.append(questions)
+
     parts.append("## Code {#lesson-code}")
     if code is None:
         parts.append(note(f"`lessons/{name}/code.py` is not written yet."))
@@ -290,11 +297,13 @@ def mechanisms(names: list[str]) -> codeview.Mechanisms:
                             "which is neither a lesson folder nor planned")
     for name in names:
         problems += quotes.check(REPO, name)  # a README quoting output the pinned run no longer prints
+        if written(name):
+            problems += quiz.problems(REPO, name)
         if written(name) and not modules_of(name, read(LESSONS / name / "code.py"), found) and not found.symbols.get(name):
             problems.append(f"{name}: no mechanism found: no 'New module:' line in code.py that names a file, "
                             f"no module saying 'Introduced by {name}', no '# lesson: {name}' marker")
     if problems:
-        raise PluginError("lesson_pages: " + "\n  ".join(["the lessons' mechanisms and quotes:", *problems]))
+        raise PluginError("lesson_pages: " + "\n  ".join(["the lessons' mechanisms, quotes and quizzes:", *problems]))
     return found
 
 

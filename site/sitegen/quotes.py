@@ -167,7 +167,7 @@ def captioned(readme: str, lesson: str, repo: Path) -> str:
         if found is None:
             return match.group(0)
         where = f"line {found.first}" if found.first == found.last else f"lines {found.first}-{found.last}"
-        return (f'{match["indent"]}<p class="mcp-source">From <code>tests/snapshots/{found.file}</code>, {where}:</p>\n\n'
+        return (f'{match["indent"]}From `tests/snapshots/{found.file}`, {where}:\n{match["indent"]}{{: .mcp-source }}\n\n'
                 + match.group(0))
 
     return FENCE.sub(one, readme)

@@ -27,6 +27,8 @@ Switches (each names the part of issue 8 it plays):
     --http-error STATUS       http, sse: tools/call is answered with HTTP STATUS and a text body     (13)
     --drop-stream-on-call     sse: a tools/call ends the event stream instead of being answered     (14)
     --no-endpoint             sse: the event stream opens but never names the POST endpoint         (14)
+    --setsid-child PIDFILE    stdio: at start, a helper in a session of its own that ignores end of
+                              input and SIGHUP and sleeps; its pid is written to PIDFILE     (issue 18: 15)
 
 Over sse and http it binds 127.0.0.1 only and prints one line, ``READY <url>``, once it
 listens (``mock_servers.launch.serve_http(..., module="mock_servers.hostile")`` starts it
@@ -78,6 +80,7 @@ class Options:
     http_error: int | None = None
     drop_stream_on_call: bool = False
     no_endpoint: bool = False
+    setsid_child: str | None = None
 
 
 @dataclass(frozen=True)
@@ -401,8 +404,10 @@ def parse(argv: list[str]) -> Options:
     parser.add_argument("--http-error", type=int, metavar="STATUS")
     parser.add_argument("--drop-stream-on-call", action="store_true")
     parser.add_argument("--no-endpoint", action="store_true")
+    parser.add_argument("--setsid-child", metavar="PIDFILE")
     ns = parser.parse_args(argv)
-    only = {"forget_sessions_after": ("http",), "http_error": ("http", "sse"), "drop_stream_on_call": ("sse",), "no_endpoint": ("sse",)}
+    only = {"forget_sessions_after": ("http",), "http_error": ("http", "sse"), "drop_stream_on_call": ("sse",), "no_endpoint": ("sse",),
+            "setsid_child": ("stdio",)}
     for name, transports in only.items():
         if getattr(ns, name) not in (None, False) and ns.transport not in transports:
             parser.error(f"--{name.replace('_', '-')} needs --transport {' or '.join(transports)}")
@@ -411,9 +416,30 @@ def parse(argv: list[str]) -> Options:
     return Options(**vars(ns))
 
 
+def _escape(pidfile: str) -> None:
+    """Fork a helper that leaves our process group for a session of its own, as a daemonizing tool does."""
+    import os
+    import signal
+
+    pid = os.fork()
+    if pid:
+        with open(pidfile, "w") as f:
+            f.write(str(pid))
+        return
+    os.setsid()
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    devnull = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1):
+        os.dup2(devnull, fd)
+    while True:
+        time.sleep(60)
+
+
 def main(argv: list[str] | None = None) -> int:
     options = parse(sys.argv[1:] if argv is None else argv)
     server = Server(options)
+    if options.setsid_child:
+        _escape(options.setsid_child)
     if options.transport == "stdio":
         run_stdio(server)
     else:

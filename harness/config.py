@@ -379,6 +379,7 @@ def add_to(hub: Any, servers: Iterable[ServerConfig], connector: Any) -> None:
         hub.add(server.name, **entry(server, connector))
 
 
+# lesson: s29
 def entry(server: ServerConfig, connector: Any) -> dict[str, Any]:
     """What ``hub.add`` (or ``hub.replace``) takes for ``server``: a connector if it may start, else its state and reason."""
     if server.state is State.PENDING:

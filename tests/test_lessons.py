@@ -96,15 +96,12 @@ def test_offline_lessons_import_neither_mcp_nor_anthropic(lesson):
 
 
 SDK = ("mcp", "mcp_types", "anthropic", "httpx", "httpx2", "pydantic")  # the clients; a mock server's constant may bring starlette (s26)
-LAZY_LATER = {f"s{n}" for n in range(27, 34)}  # their code.py moves onto harness.stack, which imports the SDK lazily
 
 
 @pytest.mark.parametrize("lesson", LESSONS)
 @pytest.mark.parametrize("argv", [("--help",), ("--max-turns", "0"), ("--prompt", "hi")], ids=["help", "bad_option", "usage"])
-def test_help_and_usage_errors_come_before_the_sdk(lesson, argv, request):
+def test_help_and_usage_errors_come_before_the_sdk(lesson, argv):
     """--help and a bad command line are answered before any SDK is imported (they take a tenth of the CPU)."""
-    if lesson in LAZY_LATER:
-        request.applymarker(pytest.mark.xfail(reason="s27-s33 import the SDK at the top of code.py until harness.stack", strict=False))
     probe = (
         "import importlib.util, io, sys\n"
         f"spec = importlib.util.spec_from_file_location('lesson', 'lessons/{lesson}/code.py')\n"

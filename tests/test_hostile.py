@@ -7,13 +7,12 @@ stdio, sse and http; the healthy one is the catalog's ``docs`` over stdio. The h
 of each case (connect, list or call) has a bound, ``limits.STEP``: it catches a case that
 never ends (what most of them did before their fix). How fast a case ends is bench/'s
 business, not a test's. The servers run as child processes, being what is tested; the CLI
-case runs ``python -m harness`` twice as a user would, for its exit codes.
+runs in process, as in tests/test_app.py.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import time
@@ -26,7 +25,8 @@ import httpx2
 import pytest
 from conftest import ROOT
 from leaks import no_process_left  # noqa: F401  (the fixture)
-from limits import RUN, STEP, TIMEOUTS
+from limits import STEP, TIMEOUTS
+from test_app import cli as in_process_cli
 
 from harness.connection import Connections, MCPConnection
 from harness.errors import ConfigError, ServerError, ToolError
@@ -375,8 +375,7 @@ def test_the_wait_for_the_endpoint_is_bounded_by_the_connect_timeout():
 # --- as a user meets them: a config file and the CLI ---------------------------------------------------
 
 
-@pytest.mark.slow
-def test_the_cli_lists_and_calls_around_hostile_servers(tmp_path):
+def test_the_cli_lists_and_calls_around_hostile_servers(tmp_path, monkeypatch):
     def server(*flags: str) -> dict:
         return {"command": sys.executable, "args": ["-m", "mock_servers.hostile", "--transport", "stdio", *flags], "cwd": str(ROOT)}
 
@@ -384,11 +383,10 @@ def test_the_cli_lists_and_calls_around_hostile_servers(tmp_path):
     config.write_text(json.dumps({"mcpServers": {
         "bad_tools": server("--malformed-tools"), "loop": server("--repeat-cursor"), "flood": server("--endless-answer"),
         "docs": {"command": sys.executable, "args": ["-m", "mock_servers.docs", "--transport", "stdio"], "cwd": str(ROOT)}}}))
-    env = {**os.environ, "MCP_COURSE_MAX_FRAME_BYTES": str(FRAME)}
+    monkeypatch.setenv("MCP_COURSE_MAX_FRAME_BYTES", str(FRAME))
 
     def cli(*args: str) -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "-m", "harness", "--config", str(config), *args], cwd=tmp_path, env=env,
-                              capture_output=True, text=True, timeout=RUN)
+        return in_process_cli("--config", str(config), *args, cwd=tmp_path)  # as `python -m harness` runs it (tests/test_app.py)
 
     listed = cli("servers", "--json")
     rows = {row["name"]: row for row in json.loads(listed.stdout)}

@@ -6,8 +6,9 @@ The misbehaving server is ``mock_servers.hostile`` (one switch per misbehaviour)
 stdio, sse and http; the healthy one is the catalog's ``docs`` over stdio. The hostile part
 of each case (connect, list or call) has a bound, ``limits.STEP``: it catches a case that
 never ends (what most of them did before their fix). How fast a case ends is bench/'s
-business, not a test's. The servers run as child processes, being what is tested; the CLI
-runs in process, as in tests/test_app.py.
+business, not a test's. The servers run as child processes, being what is tested; the
+healthy docs server is started once for the module (``shared_docs``), and every case runs
+on the module's event loop beside it. The CLI runs in process, as in tests/test_app.py.
 """
 
 from __future__ import annotations
@@ -16,12 +17,13 @@ import json
 import subprocess
 import sys
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import asynccontextmanager
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import anyio
 import httpx2
+from anyio.from_thread import BlockingPortal, start_blocking_portal
 import pytest
 from conftest import ROOT
 from leaks import no_process_left  # noqa: F401  (the fixture)
@@ -46,22 +48,72 @@ DOCS = ServerSpec("docs", "stdio", command=sys.executable, args=("-m", "mock_ser
                   env={"PYTHONHASHSEED": "0"}, cwd=str(ROOT))
 
 
+@dataclass
+class Shared:
+    """The module's event loop (a portal: a thread of its own) and the healthy docs server, started once on it."""
+
+    portal: BlockingPortal | None = None
+    conns: Connections | None = None
+    docs: MCPConnection | None = None
+
+
+SHARED = Shared()
+
+
+@pytest.fixture(scope="module", autouse=True)
+def shared_docs() -> Iterator[None]:
+    """Starts docs once for the module's cases; each case runs on its loop (``run``) and opens its hostile server beside it."""
+    with start_blocking_portal() as portal, portal.wrap_async_context_manager(Connections(Transcript(), timeouts=QUICK)) as conns:
+        SHARED.portal, SHARED.conns = portal, conns
+        SHARED.docs = portal.call(conns.open, DOCS)
+        try:
+            yield
+        finally:
+            SHARED.portal = SHARED.conns = SHARED.docs = None
+
+
 @asynccontextmanager
 async def hostile(transport: str, *flags: str, timeouts: Timeouts = QUICK, limits: Limits | None = None,
-                  ) -> AsyncIterator[tuple[Connections, ServerSpec, MCPConnection, Transcript]]:
-    """Connections with the healthy docs server open, and the spec of a hostile server on ``transport``
-    (opened with ``timeouts`` and ``limits``)."""
+                  ) -> AsyncIterator[tuple[Opener, ServerSpec, MCPConnection, Transcript]]:
+    """An opener for a hostile server on ``transport`` (its spec, ``timeouts`` and ``limits``) in the same
+    ``Connections`` as the healthy docs server, and docs. The case's hostile connections are closed after it."""
     transcript = Transcript()
-    async with Connections(transcript, timeouts=timeouts, limits=limits or Limits()) as conns:
-        docs = await conns.open(DOCS, timeouts=QUICK)  # the short timeouts are the hostile server's
+    conns, docs = SHARED.conns, SHARED.docs
+    assert conns is not None and docs is not None, "the module's shared docs server is not running"
+    conns.transcript = transcript  # what the hostile server says goes to this case's transcript
+    opened: list[MCPConnection] = []
+
+    async def open_it(spec: ServerSpec) -> MCPConnection:
+        opened.append(await conns.open(spec, timeouts=timeouts, limits=limits or Limits()))
+        return opened[-1]
+
+    opener = Opener(open_it)
+    try:
         if transport == "stdio":
             args = ("-m", "mock_servers.hostile", "--transport", "stdio", *flags)
-            yield conns, ServerSpec("hostile", "stdio", command=sys.executable, args=args, cwd=str(ROOT)), docs, transcript
+            yield opener, ServerSpec("hostile", "stdio", command=sys.executable, args=args, cwd=str(ROOT)), docs, transcript
         else:
             async with serve_http("hostile", transport, "--transport", transport, *flags, module="mock_servers.hostile") as url:
-                yield conns, ServerSpec("hostile", transport, url=url), docs, transcript
-        assert docs.state is State.CONNECTED
-        assert (await docs.call_tool("get_version", {})).text() == "docs 1.4.2 (4 pages)", "the healthy server still answers"
+                try:
+                    yield opener, ServerSpec("hostile", transport, url=url), docs, transcript
+                finally:
+                    await close_all(opened)
+    finally:
+        await close_all(opened)
+    assert docs.state is State.CONNECTED
+    assert (await docs.call_tool("get_version", {})).text() == "docs 1.4.2 (4 pages)", "the healthy server still answers"
+
+
+@dataclass(frozen=True)
+class Opener:
+    """What a case opens its hostile server with: ``await conns.open(spec)``, as on a ``Connections``."""
+
+    open: Callable[[ServerSpec], Awaitable[MCPConnection]]
+
+
+async def close_all(opened: list[MCPConnection]) -> None:
+    while opened:
+        await opened.pop().aclose()
 
 
 async def within(bound: float, step: Callable[[], Awaitable]) -> tuple[float, object]:
@@ -83,7 +135,9 @@ def warnings(transcript: Transcript) -> list[str]:
 
 
 def run(main) -> None:
-    anyio.run(main)
+    """``main`` on the module's loop, where the shared docs server lives."""
+    assert SHARED.portal is not None, "the module's portal is not running"
+    SHARED.portal.call(main)
 
 
 # --- 7: tools/list bounded as a whole ----------------------------------------------------------

@@ -84,7 +84,7 @@ class Scene:
     @asynccontextmanager
     async def signed_in(self):
         """A harness run whose authorizer may open the browser at once; yields (state, authorizer, hub)."""
-        async with Connections(self.transcript) as conns, self.authorizer() as authz:
+        async with Connections(self.transcript, timeouts=TIMEOUTS) as conns, self.authorizer() as authz:
             hub = Hub(self.transcript)
             authz.interactive = True
             yield await connect_docs(self, conns, authz, hub), authz, hub
@@ -176,7 +176,7 @@ def test_expired_token_gets_401_invalid_token(tmp_path):
 
 def test_needs_auth_offers_only_authenticate_then_swaps_in_the_real_tools(tmp_path):
     async def test(s: Scene):
-        async with Connections(s.transcript) as conns, s.authorizer() as authz:
+        async with Connections(s.transcript, timeouts=TIMEOUTS) as conns, s.authorizer() as authz:
             hub = Hub(s.transcript)
             assert await connect_docs(s, conns, authz, hub) == "needs-auth"
             placeholder = hub.clients["docs"]
@@ -224,7 +224,7 @@ def test_403_insufficient_scope_steps_up_and_retries(tmp_path):
 def test_a_restart_reuses_tokens_and_registration(tmp_path):
     async def test(s: Scene):
         for run in (1, 2):
-            async with Connections(s.transcript) as conns, s.authorizer() as authz:
+            async with Connections(s.transcript, timeouts=TIMEOUTS) as conns, s.authorizer() as authz:
                 hub = Hub(s.transcript)
                 state = await connect_docs(s, conns, authz, hub)
                 if run == 1:
@@ -271,7 +271,7 @@ def test_a_restart_with_an_access_token_the_server_forgot_refreshes_instead_of_n
         async with s.signed_in():
             pass
         s.server.access.clear()  # the server restarted without its access tokens; the refresh tokens live on
-        async with Connections(s.transcript) as conns, s.authorizer() as authz:
+        async with Connections(s.transcript, timeouts=TIMEOUTS) as conns, s.authorizer() as authz:
             assert await connect_docs(s, conns, authz, Hub(s.transcript)) == "connected"
         assert s.out.getvalue().count("/authorize?") == 1
 
@@ -288,7 +288,7 @@ def test_a_refused_authorization_is_a_tool_error_and_stays_needs_auth(tmp_path, 
         await deliver(f"{params['redirect_uri'][0]}?error=access_denied&state={params['state'][0]}")
 
     async def test(s: Scene):
-        async with Connections(s.transcript) as conns, s.authorizer(browser=refusing_browser) as authz:
+        async with Connections(s.transcript, timeouts=TIMEOUTS) as conns, s.authorizer(browser=refusing_browser) as authz:
             hub = Hub(s.transcript)
             await connect_docs(s, conns, authz, hub)
             with pytest.raises(ToolError) as info:
@@ -320,7 +320,7 @@ def test_no_secret_reaches_any_output(tmp_path, caplog, capfd):
 
     async def test(s: Scene):
         for _ in (1, 2):  # a fresh run, then a restart from the store
-            async with Connections(s.transcript) as conns, s.authorizer() as authz:
+            async with Connections(s.transcript, timeouts=TIMEOUTS) as conns, s.authorizer() as authz:
                 hub = Hub(s.transcript)
                 if await connect_docs(s, conns, authz, hub) == "needs-auth":
                     await hub.clients["docs"].call_tool("authenticate", {})
@@ -404,7 +404,7 @@ def test_a_redirect_with_another_state_says_state_mismatch_and_never_shows_a_sta
         await deliver(f"{parse_qs(urlsplit(url).query)['redirect_uri'][0]}?code={code}&state={forged}")
 
     async def test(s: Scene):
-        async with Connections(s.transcript) as conns, s.authorizer(browser=forging_browser) as authz:
+        async with Connections(s.transcript, timeouts=TIMEOUTS) as conns, s.authorizer(browser=forging_browser) as authz:
             hub = Hub(s.transcript)
             await connect_docs(s, conns, authz, hub)
             with pytest.raises(ToolError) as info:

@@ -2,8 +2,8 @@
 
 Each solution runs in this process, on a temporary copy of its lesson (and of harness/
 and mock_servers/ when it edits them); the lesson's own files are never changed. The ids
-of solutions that start servers end in ``slow``: ``pytest tests/test_exercises.py -k "not
-slow"`` runs the quick ones only.
+of solutions that start servers end in ``slow`` and carry the ``slow`` marker:
+``pytest -m "not slow"`` leaves them out.
 """
 
 from __future__ import annotations
@@ -28,7 +28,8 @@ def _numbers(lesson: str) -> list[int]:
     return [int(n) for n in EXERCISE.findall(section.group(1))] if section else []
 
 
-@pytest.mark.parametrize("solution", SOLUTIONS, ids=lambda s: s.id + ("-slow" if s.slow else ""))
+@pytest.mark.parametrize("solution", [pytest.param(s, marks=pytest.mark.slow) if s.slow else s for s in SOLUTIONS],
+                         ids=lambda s: s.id + ("-slow" if s.slow else ""))
 def test_solution_passes_its_check(solution):
     runner.run_solution(solution)
 

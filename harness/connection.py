@@ -71,12 +71,13 @@ from mcp import ClientSession
 from mcp.shared.exceptions import MCPError
 
 from harness import transports
+from harness.client import Observer
 from harness.errors import ConfigError, ServerError, ToolError
 from harness.guard import UnsendableFrame, guard, printable, trimmed
 from harness.results import ToolResult
 from harness.spec import Limits, ServerSpec, State, Timeouts
 from harness.transcript import Transcript
-from harness.transports.stdio import exited, tail
+from harness.transports.context import Context
 from harness.wire import WireTap
 
 CLIENT_INFO = types.Implementation(name="mcp-course-harness", version="0.1.0")
@@ -88,7 +89,6 @@ URL_RETRIES = 3  # calls made again after the user visited a page (-32042), as C
 Handshake = Callable[[ClientSession, Timeouts], Awaitable[None]]
 Reconnect = Callable[[int, ServerError], "float | None"]  # (failures so far, the last error) -> seconds to wait, or None: give up
 Sleep = Callable[[float], Awaitable[None]]
-Observer = Callable[[State, str], None]
 
 
 async def classic_handshake(session: ClientSession, timeouts: Timeouts) -> None:
@@ -163,7 +163,7 @@ class MCPConnection:
         self._observer: Observer | None = None
         self._session: ClientSession | None = None
         self._generation = 0  # sessions established so far
-        self._context: transports.Context | None = None  # what the current session's transport holds
+        self._context: Context | None = None  # what the current session's transport holds
         self._errlog: Any = None
         self._final_tail: list[str] = []
         self._phase = "connect"
@@ -180,6 +180,10 @@ class MCPConnection:
         self._private: Connections | None = None  # set by connect(): it owns its own supervisor
 
     # -- the Client protocol and friends --
+
+    def retime(self, timeouts: Timeouts) -> None:
+        """Use ``timeouts`` from the next request on (s29: the config changed them; asked through the hub)."""
+        self.timeouts = timeouts
 
     def observe(self, observer: Observer) -> None:
         """Be told of every later state change (the hub's callback). Never prints: it records."""
@@ -371,9 +375,10 @@ class MCPConnection:
 
     def stderr_tail(self, lines: int = STDERR_TAIL_LINES) -> list[str]:
         """The last lines the server wrote to stderr (stdio only; empty for sse/http)."""
-        if self._errlog is None or self._errlog.closed:
+        process = self._context.process if self._context else None
+        if self._errlog is None or self._errlog.closed or process is None:
             return self._final_tail[-lines:]
-        return tail(self._errlog, lines)
+        return process.stderr_tail(lines)
 
     async def aclose(self) -> None:
         """Leave the session and stop the server (stdio). Idempotent."""
@@ -562,7 +567,7 @@ class MCPConnection:
             try:
                 await self._serve(task_status)
             finally:
-                self._final_tail = tail(errlog, 50)
+                self._final_tail = self.stderr_tail(50)
                 if self.state is not State.FAILED:
                     self._set(State.CLOSED, "closed")
                 self._done.set()
@@ -641,7 +646,7 @@ class MCPConnection:
         """Transport, tapped streams, ClientSession; closed in reverse when the block ends."""
         spec = self.spec
         self._phase = "connect"
-        self._context = context = transports.Context(self.timeouts, self.limits, auth=self._auth, errlog=self._errlog, label=self._label)
+        self._context = context = Context(self.timeouts, self.limits, auth=self._auth, errlog=self._errlog, label=self._label)
         if self._tap is not None:
             self._tap.new_session(spec.name)
         async with self._transport(spec, context) as (read, write):
@@ -714,20 +719,16 @@ class MCPConnection:
             self._observer(state, reason)
 
     async def _exit_code(self) -> int | None:
-        """The stdio child's exit code, after giving it a moment to exit; None if it runs on."""
-        child = self._context.child if self._context else []
-        if not child:
-            return None
-        await exited(child[0], self.timeouts.kill_grace)  # it is already going: give it the longer grace
-        return child[0].returncode
+        """The server process's exit code (it is already going: the longer grace); None if there is none."""
+        return await self._context.exit_code() if self._context else None
 
     async def _exit_note(self) -> str:
         code = await self._exit_code()
         return f": the server exited with code {code}" if code is not None else ""
 
     def _details(self) -> str:
-        """``; command: ...; stderr:`` and the last lines, for a stdio server."""
-        if self.spec.transport != "stdio":
+        """``; command: ...; stderr:`` and the last lines, for a server that runs as a process (stdio)."""
+        if self._context is None or self._context.process is None:
             return ""
         lines = self.stderr_tail()
         return f"; command: {self.spec.where()}" + ("; stderr:\n" + "\n".join(f"  {line}" for line in lines) if lines else "; no stderr")

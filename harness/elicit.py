@@ -35,6 +35,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, TextIO
 
+from harness.client import Rooted
 from harness.transcript import Transcript
 
 DECISIONS = ("accept", "decline", "cancel")
@@ -164,7 +165,7 @@ class Roots:
     async def move(self, root: Path, clients: Iterable[Any]) -> None:
         self.root = root.resolve()
         for client in clients:
-            if hasattr(client, "roots_changed"):
+            if isinstance(client, Rooted):
                 await client.roots_changed()
 
 

@@ -34,17 +34,13 @@ from typing import Any
 
 from harness.errors import ToolError
 from harness.hub import Hub
-from harness.mcp_client import Client
+from harness.client import Offers, has_resources
 from harness.results import ToolResult, text_block
 from harness.tools import Tool
 from harness.transcript import Transcript
 
 LIST = "list_mcp_resources"
 READ = "read_mcp_resource"
-
-
-def has_resources(client: Client) -> bool:
-    return "resources" in getattr(client, "capabilities", {})
 
 
 class WithResources(Sequence[Tool]):
@@ -83,15 +79,15 @@ def tools(hub: Hub) -> list[Tool]:
         for name in sorted(live):
             client = live[name]
             try:
-                if not client.capabilities["resources"].get("listChanged"):  # type: ignore[attr-defined]
-                    await client.list_resources()  # type: ignore[attr-defined]  (no notifications: ask every time)
+                if not client.capabilities["resources"].get("listChanged"):
+                    await client.list_resources()  # no notifications: ask every time
             except ToolError as exc:
                 lines.append(f"{name}: could not list resources: {exc}")
                 continue
-            for r in client.resources:  # type: ignore[attr-defined]
+            for r in client.resources:
                 kind = f" ({r['mimeType']})" if r.get("mimeType") else ""
                 lines.append(f"{name}: {r['uri']}  {r.get('name', '')}{kind}: {r.get('description', '')}".rstrip(": "))
-            for t in client.resource_templates:  # type: ignore[attr-defined]
+            for t in client.resource_templates:
                 lines.append(f"{name}: template {t['uriTemplate']}  {t.get('name', '')}: {t.get('description', '')}".rstrip(": "))
         if not lines:
             return ToolResult((text_block("No resources found. MCP servers may still offer tools without resources."),))
@@ -109,7 +105,7 @@ def tools(hub: Hub) -> list[Tool]:
             raise ToolError(f"server '{server}' is not connected ({entry.state.value})")
         if not has_resources(client):
             raise ToolError(f"server '{server}' does not offer resources")
-        contents = await client.read_resource(uri)  # type: ignore[attr-defined]
+        contents = await client.read_resource(uri)
         blocks = []
         for item in contents:
             if "text" in item:
@@ -131,9 +127,9 @@ def tools(hub: Hub) -> list[Tool]:
     ]
 
 
-async def expand(client: Client, name: str, arguments: Mapping[str, str]) -> str:
+async def expand(client: Offers, name: str, arguments: Mapping[str, str]) -> str:
     """A prompt's messages as the text of one user message (each message's role named when there are several)."""
-    prompt = await client.get_prompt(name, dict(arguments))  # type: ignore[attr-defined]
+    prompt = await client.get_prompt(name, dict(arguments))
     parts = []
     messages = prompt.get("messages", [])
     for message in messages:
@@ -152,24 +148,26 @@ def show_logs(hub: Hub, transcript: Transcript) -> None:
     """Print the log messages servers sent between calls, oldest first per server, servers by name."""
     for name in sorted(hub.entries):
         client = hub.entries[name].client
-        for entry in (client.drain_logs() if hasattr(client, "drain_logs") else []):  # type: ignore[union-attr]
+        for entry in (client.drain_logs() if isinstance(client, Offers) else []):
             transcript.emit("log", **entry)
 
 
 def prompt_rows(hub: Hub) -> list[dict[str, Any]]:
     """Every live server's prompts: ``{server, name, description, arguments}`` (the CLI's ``prompts``)."""
     return [{"server": name, "name": p["name"], "description": p.get("description", ""), "arguments": p.get("arguments", [])}
-            for name, client in sorted(hub.clients.items()) for p in getattr(client, "prompts", [])]
+            for name, client in sorted(hub.clients.items()) if isinstance(client, Offers) for p in client.prompts]
 
 
 def resource_rows(hub: Hub) -> list[dict[str, Any]]:
     """Every live server's resources and templates (the CLI's ``resources``)."""
     rows = []
     for name, client in sorted(hub.clients.items()):
-        for r in getattr(client, "resources", []):
+        if not isinstance(client, Offers):
+            continue
+        for r in client.resources:
             rows.append({"server": name, "uri": r["uri"], "name": r.get("name", ""), "mime_type": r.get("mimeType"),
                          "description": r.get("description", ""), "template": False})
-        for t in getattr(client, "resource_templates", []):
+        for t in client.resource_templates:
             rows.append({"server": name, "uri": t["uriTemplate"], "name": t.get("name", ""), "mime_type": t.get("mimeType"),
                          "description": t.get("description", ""), "template": True})
     return rows

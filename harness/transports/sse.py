@@ -47,7 +47,8 @@ from mcp.shared.message import SessionMessage
 
 from harness.errors import ServerError
 from harness.spec import ServerSpec, size
-from harness.transports import Context, Streams, register, web
+from harness.transports import Streams, web
+from harness.transports.context import Context
 from harness.wire import InvalidFrame
 
 STREAM_READ_TIMEOUT = 300.0  # seconds between two events before the stream counts as lost (the SDK's)
@@ -252,5 +253,3 @@ class _KeepsContext:
     async def __aexit__(self, et: type[BaseException] | None, ev: BaseException | None, tb: TracebackType | None) -> None:
         await self.aclose()
 
-
-register("sse", open_sse)

@@ -40,7 +40,7 @@ import httpx2
 
 from harness import echo
 from harness.spec import size
-from harness.transports import Context
+from harness.transports.context import Context
 
 ERROR_BODY = 64 * 1024  # bytes of an error body kept; a JSON-RPC error or an error page fits
 EXCERPT = 200  # characters of it that a message shows

@@ -49,7 +49,7 @@ async def session(run: lesson.Run) -> None:
     rules = permissions.Rules.read(HERE / "settings.json", "settings.json")
     with wire.recording(run.transcript, run.args) as tap:
         servers = config.load(nowhere, [settings])
-        checks = permissions.Permissions(rules, auto_approve={s.name: s.auto_approve for s in servers},
+        checks = permissions.Permissions(rules, auto_approve=permissions.auto_approve(servers),
                                          prompter=prompter(run), transcript=run.transcript)
         screen = permissions.Screen(run.transcript)
         async with Connections(run.transcript) as conns, \

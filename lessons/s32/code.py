@@ -41,7 +41,7 @@ async def session(run: lesson.Run) -> None:
     with wire.recording(run.transcript, run.args) as tap:
         servers = config.load(nowhere, [settings])
         out = output.Output(run.workspace.root / ".mcp-output", shown_as=".mcp-output", transcript=run.transcript,
-                            caps={s.name: s.max_output_tokens for s in servers if s.max_output_tokens})
+                            caps=output.caps(servers))
         async with Connections(run.transcript) as conns, \
                 Hub(run.transcript, on_change=lifecycle.show(run.transcript)) as hub:
             config.add_to(hub, servers, lambda server: config.connector(server, conns, environ, tap=tap))

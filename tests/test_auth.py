@@ -390,7 +390,8 @@ def test_a_redirect_with_another_state_says_state_mismatch_and_never_shows_a_sta
     async def forging_browser(url: str) -> None:
         from urllib.parse import parse_qs, urlsplit
 
-        from harness.auth import _get, deliver
+        from harness.auth import deliver
+        from harness.auth.redirect import _get
 
         _, headers = await _get(url)  # the real authorization, then a redirect carrying someone else's state
         code = parse_qs(urlsplit(headers["location"]).query)["code"][0]

@@ -19,7 +19,7 @@ server over stdio, which the model connects at the end.
 
 Not yet: configuration files (s27), the other connection states and retries (s28).
 
-New module: harness/auth.py
+New modules: harness/auth/clock.py, harness/auth/store.py, harness/auth/redirect.py, harness/auth/provider.py, harness/auth/needs_auth.py
 
 Run: python lessons/s26/code.py                  (offline, scripted model)
      python lessons/s26/code.py --wire           (and every JSON-RPC frame)

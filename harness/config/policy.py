@@ -25,7 +25,7 @@ from harness.errors import ConfigError
 from harness.spec import ServerSpec, State
 
 
-def apply(servers: list[ServerConfig], managed: Path) -> list[ServerConfig]:
+def apply_policy(servers: list[ServerConfig], managed: Path) -> list[ServerConfig]:
     """``servers`` with each one the policy in the folder ``managed`` refuses marked ``blocked``, naming the rule."""
     settings = managed / "managed-settings.json"
     policy = read_json(settings, str(settings))

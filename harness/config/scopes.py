@@ -30,7 +30,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from harness.config import policy
+from harness.config.policy import apply_policy
 from harness.config.formats import ServerConfig, file_format, parse_servers, read_json
 from harness.errors import ConfigError
 from harness.spec import State
@@ -56,7 +56,7 @@ def load(paths: Paths, files: Iterable[Path] = ()) -> list[ServerConfig]:
             read_json(f, str(f)).get("mcpServers"), "file", str(f), file_format(f)))
     else:
         chosen = _scoped(paths)
-    return policy.apply(chosen, paths.managed)
+    return apply_policy(chosen, paths.managed)
 
 
 def copied(source: Path, root: Path) -> tuple[Path, Paths]:

@@ -267,3 +267,13 @@ def test_a_mechanisms_field_is_checked_by_its_reader_naming_server_and_field(fie
     with pytest.raises(ConfigError) as caught:
         read(servers)
     assert str(caught.value) == expected
+
+
+def test_reading_a_config_imports_no_sdk():
+    import subprocess
+    import sys
+
+    code = ("import sys; from harness import config; config.parse_servers({'a': {'command': 'x'}}, 'file', 'f', 'auto'); "
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('mcp', 'mcp_types', 'httpx2', 'anyio', 'pydantic')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]", f"expected config to load no SDK module, got {out.strip()}"

@@ -9,8 +9,8 @@ prefix changes).
 
 The only module of ``harness.auth`` that knows the hub.
 
-Introduced by s26. Not handled here: signing out, a sign-in started by anything but the
-model's call (the user CLI's ``chat`` offers the same tool).
+Introduced by s26. Not handled here: signing out (the store's file is deleted by hand), a
+sign-in started by anything but a call of the ``authenticate`` tool.
 """
 
 from __future__ import annotations

@@ -6,9 +6,10 @@
 - ``auto_browser``: for offline runs and tests, "the user" GETs the authorization URL
   without following redirects, reads the Location and ``deliver`` s it to the callback.
 
-Introduced by s26. Not handled here: a real desktop browser (a live user opens the URL the
-transcript shows), HTTPS on the loopback, checking the answer's state and issuer
-(``harness.auth.provider`` and the SDK do).
+Introduced by s26. Not handled here: opening a desktop browser for an authorization server
+off this machine (``auto_browser`` visits 127.0.0.1 only; a ``Browser`` is injected),
+HTTPS on the loopback, checking the answer's state and issuer (``harness.auth.provider``
+and the SDK do).
 """
 
 from __future__ import annotations

@@ -48,22 +48,18 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any, NoReturn, TextIO
+from typing import Any, TextIO
 
 from harness import config, echo, naming, schemas, signals
+from harness.cli_types import Parser, existing_folder, positive
 from harness.errors import ConfigError, HarnessError, ToolError, UsageError
 from harness.hub import Change, Hub
 from harness.spec import State
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:
-        self.exit(2, f"error: {message} (see --help)\n")
-
-
 def parser() -> argparse.ArgumentParser:
     title, _, rest = (__doc__ or "").strip().partition("\n")
-    top = _Parser(prog="python -m harness", description=title, epilog=rest.strip(), formatter_class=argparse.RawDescriptionHelpFormatter)
+    top = Parser(prog="python -m harness", description=title, epilog=rest.strip(), formatter_class=argparse.RawDescriptionHelpFormatter)
     top.add_argument("--config", type=Path, action="append", default=[], metavar="FILE",
                      help="an mcpServers file (repeatable; default: Claude Code's scopes from here)")
     top.add_argument("--home", type=Path, default=Path.home(), metavar="DIR", help="where ~/.claude.json is (default: your home)")
@@ -73,10 +69,10 @@ def parser() -> argparse.ArgumentParser:
                      help="what to answer a server that asks (repeatable, in order): yes, no, done, decline, cancel, "
                           "a form as JSON ('{\"form\": {...}}') or a sample ('{\"sample\": \"text\"}'); "
                           "default: ask on the terminal, or decline")
-    top.add_argument("--root", type=_folder, metavar="DIR",
+    top.add_argument("--root", type=existing_folder, metavar="DIR",
                      help="offer servers this folder as their root (roots/list); default: chat's --workspace, else no roots, "
                           "so servers keep the folders their own config names")
-    commands = top.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=_Parser)
+    commands = top.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=Parser)
     for name, text in (("servers", "list the configured servers and their state"), ("tools", "list the tool pool a model would get")):
         sub = commands.add_parser(name, help=text, description=text)
         sub.add_argument("--json", action="store_true", help="print JSON")
@@ -101,8 +97,8 @@ def parser() -> argparse.ArgumentParser:
     how.add_argument("--live", action="store_true", help="use the real Anthropic API (needs ANTHROPIC_API_KEY)")
     chat.add_argument("--prompt", help="the user prompt (with --live; default: read from the terminal or stdin)")
     chat.add_argument("--model", help="live model name (default: $ANTHROPIC_MODEL, else the course's default)")
-    chat.add_argument("--workspace", type=_folder, metavar="DIR", help="offer the file tools, inside DIR only (default: no file tools)")
-    chat.add_argument("--max-turns", type=_positive, default=20, metavar="N", help="stop after this many model turns (default: 20)")
+    chat.add_argument("--workspace", type=existing_folder, metavar="DIR", help="offer the file tools, inside DIR only (default: no file tools)")
+    chat.add_argument("--max-turns", type=positive, default=20, metavar="N", help="stop after this many model turns (default: 20)")
     return top
 
 
@@ -133,19 +129,6 @@ def _asking(args: argparse.Namespace, answers: list[Any], model: Any = None, tra
 class _NoModel:
     async def reply(self, system: str, messages: Any, tools: Any) -> Any:
         raise PermissionError("no model to sample with: give the sample with --answer '{\"sample\": \"...\"}'")
-
-
-def _folder(value: str) -> Path:
-    path = Path(value)
-    if not path.is_dir():
-        raise argparse.ArgumentTypeError(f"'{value}' is not a folder")
-    return path
-
-
-def _positive(value: str) -> int:
-    if not value.isdigit() or int(value) < 1:
-        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, got '{value}'")
-    return int(value)
 
 
 def main(argv: list[str] | None = None, out: TextIO | None = None, err: TextIO | None = None) -> int:

@@ -8,7 +8,8 @@ Every call passes the loop's before-call hook (``Permissions.before_call``), whi
     2. ask rules           the same syntax; an ask rule asks every time ("always" is not offered)
     3. allow rules         the same syntax
     4. "always" answers    given this session; kept in memory, never written to a file
-    5. autoApprove         the server's list in a Cline settings file (tool names as the server gives them)
+    5. autoApprove         the server's list in a Cline settings file (tool names as the server gives them;
+                           ``auto_approve`` reads it from the config's entries)
     6. annotations         readOnlyHint: allow. Anything else, destructive or unmarked: ask.
 
 Deny beats ask, ask beats allow. A tool a deny rule names is also left out of the pool
@@ -96,6 +97,24 @@ def matches(rule: str, name: str) -> bool:
     if rule.startswith("mcp__") and "__" not in rule[len("mcp__"):]:
         return name.startswith(rule + "__")
     return False
+
+
+def auto_approve(servers: Iterable[Any]) -> dict[str, tuple[str, ...]]:
+    """Cline's ``autoApprove`` of each configured server (``harness.config.ServerConfig``), read from its entry as written.
+
+    The tool names as the server gives them; a server without the field approves nothing. A
+    value that is not a list of strings is a ``ConfigError`` naming the server and the field:
+    a permission is never guessed from a malformed one.
+    """
+    approved = {}
+    for server in servers:
+        names = server.raw.get("autoApprove")
+        if names is None:
+            continue
+        if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+            raise ConfigError(f"server '{server.name}': field 'autoApprove': expected a list of strings")
+        approved[server.name] = tuple(names)
+    return approved
 
 
 # --- deciding ------------------------------------------------------------------------------------

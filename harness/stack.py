@@ -138,7 +138,7 @@ class Stack:
             from harness import permissions
 
             self.permissions = permissions.Permissions(self._rules or permissions.Rules(),
-                                                       auto_approve={s.name: s.auto_approve for s in self.servers},
+                                                       auto_approve=permissions.auto_approve(self.servers),
                                                        prompter=self._prompter, transcript=self.transcript)
         if "screen" in self.parts:
             from harness import permissions
@@ -152,7 +152,7 @@ class Stack:
                 folder = Path(tempfile.mkdtemp(prefix="mcp-course-output-"))
                 self._exits.callback(shutil.rmtree, folder, ignore_errors=True)
             self.output = output.Output(folder, shown_as=self._spill_shown_as, transcript=self.transcript,
-                                        caps={s.name: s.max_output_tokens for s in self.servers if s.max_output_tokens})
+                                        caps=output.caps(self.servers))
         config.add_to(self.hub, self.servers, self.connector)
         if self._watch is not None:
             import anyio

@@ -397,7 +397,8 @@ def test_a_redirect_with_another_state_says_state_mismatch_and_never_shows_a_sta
     async def forging_browser(url: str) -> None:
         from urllib.parse import parse_qs, urlsplit
 
-        from harness.auth import _get, deliver
+        from harness.auth import deliver
+        from harness.auth.redirect import _get
 
         _, headers = await _get(url)  # the real authorization, then a redirect carrying someone else's state
         code = parse_qs(urlsplit(headers["location"]).query)["code"][0]
@@ -713,3 +714,17 @@ def test_a_store_file_of_the_wrong_shape_is_one_config_error_when_the_authorizer
 
     with pytest.raises(ConfigError, match=r"^token store file docs-[0-9a-f]{12}\.json: .*delete the file to sign in again$"):
         anyio.run(main)
+
+
+def test_only_needs_auth_imports_the_hub():
+    import ast
+    from pathlib import Path
+
+    package = Path(auth.__file__).parent
+    importing = set()
+    for module in package.glob("*.py"):
+        for node in ast.walk(ast.parse(module.read_text(encoding="utf-8"))):
+            names = [node.module] if isinstance(node, ast.ImportFrom) else [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            if any(n and (n == "harness.hub" or n.startswith("harness.hub.")) for n in names):
+                importing.add(module.name)
+    assert importing == {"needs_auth.py"}, f"expected only needs_auth.py to import the hub, got {sorted(importing)}"

@@ -19,7 +19,7 @@ server over stdio, which the model connects at the end.
 
 Not yet: configuration files (s27), the other connection states and retries (s28).
 
-New module: harness/auth.py
+New modules: harness/auth/clock.py, harness/auth/store.py, harness/auth/redirect.py, harness/auth/provider.py, harness/auth/needs_auth.py
 
 Run: python lessons/s26/code.py                  (offline, scripted model)
      python lessons/s26/code.py --wire           (and every JSON-RPC frame)
@@ -27,7 +27,6 @@ Run: python lessons/s26/code.py                  (offline, scripted model)
      python lessons/s26/code.py --live           (real model; needs ANTHROPIC_API_KEY)
 """
 
-import argparse
 import dataclasses
 import itertools
 import sys
@@ -35,7 +34,7 @@ import time
 from contextlib import AsyncExitStack, nullcontext
 from pathlib import Path
 
-from harness import lesson, naming, pool, wire
+from harness import cli_types, lesson, naming, pool, wire
 from harness.connect import connect_tool
 from harness.hub import Hub
 from harness.loop import Turn
@@ -98,19 +97,13 @@ async def session(run: lesson.Run) -> None:
 
 def options(parser) -> None:
     wire.options(parser)
-    parser.add_argument("--token-store", type=lesson.folder, metavar="DIR",
+    parser.add_argument("--token-store", type=cli_types.folder, metavar="DIR",
                         help="keep the tokens in DIR, and the servers' ports and the authorization server's memory in DIR/server, "
                              "so a second run needs no sign-in (default: a private temporary folder, gone after the run)")
-    parser.add_argument("--token-lifetime", type=_seconds, default=ACCESS_LIFETIME, metavar="SECONDS",
+    parser.add_argument("--token-lifetime", type=cli_types.positive, default=ACCESS_LIFETIME, metavar="SECONDS",
                         help=f"how long the server's access tokens live (default: {ACCESS_LIFETIME})")
-    parser.add_argument("--auth-timeout", type=_seconds, default=Timeouts.auth, metavar="SECONDS",
+    parser.add_argument("--auth-timeout", type=cli_types.positive, default=Timeouts.auth, metavar="SECONDS",
                         help=f"how long a sign-in may take in the browser (default: {Timeouts.auth:g})")
-
-
-def _seconds(value: str) -> int:
-    if not value.isdigit() or int(value) < 1:
-        raise argparse.ArgumentTypeError(f"'{value}': a whole number of seconds, 1 or more")
-    return int(value)
 
 
 def main(argv=None, out=sys.stdout) -> int:

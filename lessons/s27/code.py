@@ -17,7 +17,7 @@ transcript is the same on every machine; the user CLI uses the real one.
 
 Not yet: per-server timeouts and reconnecting (s28), reloading the file while running (s29).
 
-New module: harness/config.py
+New modules: harness/config/variables.py, harness/config/formats.py, harness/config/policy.py, harness/config/scopes.py, harness/config/wiring.py
 
 Run: python lessons/s27/code.py            (offline, scripted model)
      python lessons/s27/code.py --wire     (and every JSON-RPC frame)

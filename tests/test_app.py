@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from leaks import no_process_left  # noqa: F401  (the fixture)
 
-pytestmark = pytest.mark.usefixtures("no_process_left")
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_process_left")]
 ROOT = Path(__file__).resolve().parent.parent
 
 

@@ -29,7 +29,7 @@ from harness import app
 from harness.model import ScriptedModel
 from mock_servers.launch import command
 
-pytestmark = pytest.mark.usefixtures("no_process_left")
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_process_left")]
 HERE = ROOT / "tests" / "app"
 SNAPSHOT = SNAPSHOTS / "cli" / "chat_stack.transcript"
 assert SNAPSHOT in APP_SNAPSHOTS

@@ -92,9 +92,9 @@ def parser() -> argparse.ArgumentParser:
     top.add_argument("--managed", type=Path, default=config.Paths().managed, metavar="DIR",
                      help="the enterprise folder (managed-mcp.json, managed-settings.json; default: %(default)s)")
     top.add_argument("--answer", action="append", default=[], type=_answer, metavar="ANSWER",
-                     help="what to answer a server that asks (repeatable, in order): yes, no, done, decline, cancel, "
-                          "a form as JSON ('{\"form\": {...}}') or a sample ('{\"sample\": \"text\"}'); "
-                          "default: ask on the terminal, or decline")
+                     help="what to answer when asked (repeatable, in order): a permission (yes, no, always) or a server's "
+                          "question (yes, no, done, decline, cancel, a form as JSON '{\"form\": {...}}', a sample "
+                          "'{\"sample\": \"text\"}'); default: ask on the terminal, else no")
     top.add_argument("--root", type=_folder, metavar="DIR",
                      help="offer servers this folder as their root (roots/list); default: chat's --workspace, else no roots, "
                           "so servers keep the folders their own config names")

@@ -95,7 +95,8 @@ def test_chat_signs_in_asks_caps_sends_the_image_and_offers_resources(docs_url, 
     # No secret in the transcript: the store has the token, the output only placeholders.
     stored = json.loads(next(tokens.rglob("*.json")).read_text(encoding="utf-8"))
     secret = json.dumps(stored)
-    for value in re.findall(r'"(?:access_token|refresh_token|client_secret)": "([^"]+)"', secret):
-        assert value not in text, "a token was printed"
+    secrets = re.findall(r'"(?:access_token|refresh_token|client_id|client_secret)": "([^"]+)"', secret)
+    assert len(secrets) == 4, f"expected a token, a refresh token and a client in the store, found {len(secrets)} values"
+    assert not [value for value in secrets if value in text + err.getvalue()], "a secret was printed"
     snapshot.snapshot_dir = SNAPSHOT.parent
     snapshot.assert_match(_placeholders(text).replace(str(workspace), "<workspace>"), SNAPSHOT.name)

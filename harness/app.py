@@ -238,7 +238,7 @@ def _stack_options(args: argparse.Namespace, answers: list[Any], model: Any = No
     folder = args.root or workspace
     return {
         "token_store": args.token_store or auth.default_store(),
-        "browser": auth.auto_browser if args.sign_in == "auto" else auth.system_browser,
+        "browser": auth.auto_browser if args.sign_in == "auto" else _desktop_browser,
         "asker": asker,
         "sampler": elicit.Sampler(model or _NoModel(), asker, script if model is None else None),
         "roots": elicit.Roots(folder) if folder is not None else None,  # no folder: no roots capability at all
@@ -246,6 +246,15 @@ def _stack_options(args: argparse.Namespace, answers: list[Any], model: Any = No
         "spill_shown_as": ".mcp-output" if workspace else "",
         "prompter": _prompter(args, script),
     }
+
+
+async def _desktop_browser(url: str) -> None:
+    """--sign-in browser: the authorization page in the desktop's browser; the loopback callback gets the answer."""
+    import webbrowser
+
+    import anyio
+
+    await anyio.to_thread.run_sync(webbrowser.open, url)
 
 
 def _prompter(args: argparse.Namespace, script: Any) -> Any:

@@ -22,7 +22,7 @@ from limits import RUN
 
 from harness import app
 
-pytestmark = pytest.mark.usefixtures("no_process_left")
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_process_left")]
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -189,7 +189,7 @@ turns:
       - {{name: mcp__deploy__trigger, input: {{service: web}}}}
   - text: Done.
 """)
-    done = cli("--config", str(settings), "chat", "--scenario", str(script), "--workspace", str(tmp_path))
+    done = cli("--config", str(settings), "chat", "--scenario", str(script), "--workspace", str(tmp_path), "--yes")  # trigger asks: --yes allows it
     assert done.returncode == 0, done
     assert f"note: reload {settings}: add deploy; unchanged docs" in done.stdout
     assert "  <- dep-0001: deploying web to staging" in done.stdout

@@ -12,7 +12,7 @@ import subprocess
 import sys
 
 import pytest
-from cases import CASES, LESSONS, NAME, ROOT, SNAPSHOTS
+from cases import APP_SNAPSHOTS, CASES, LESSONS, NAME, ROOT, SNAPSHOTS
 from conftest import call_main, load_lesson, run_lesson
 from limits import RUN
 
@@ -43,11 +43,13 @@ def test_registry_is_well_formed():
     for case in CASES:
         assert NAME.match(case.name), f"case name {case.name!r} must match {NAME.pattern}"
         assert case.lesson in LESSONS, f"case {case.id} names a lesson that does not exist"
+    for path in APP_SNAPSHOTS:
+        assert NAME.match(path.stem) and path.parent.parent == SNAPSHOTS, f"snapshot {path} must be SNAPSHOTS/<group>/<name>.<kind>"
     assert {c.lesson for c in CASES if c.name == "default"} == set(LESSONS), "every lesson needs a default case"
 
 
 def test_no_orphaned_snapshots():
-    owned = {path for case in CASES for path in case.files()}
+    owned = {path for case in CASES for path in case.files()} | set(APP_SNAPSHOTS)
     present = {p for p in SNAPSHOTS.rglob("*") if p.is_file()}
     assert present - owned == set(), f"snapshot files no case owns: {sorted(str(p.relative_to(ROOT)) for p in present - owned)}"
     assert owned - present == set(), f"registered snapshots missing: {sorted(str(p.relative_to(ROOT)) for p in owned - present)}"

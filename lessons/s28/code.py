@@ -14,6 +14,7 @@ transport, stdio included. Every transition the hub makes is printed as a `state
   and where to change it. It holds one of the 8 local slots; the others are not delayed.
 - At the end the user reconnects deploy by hand (`hub.reconnect`), as `/mcp` does.
 
+Not here: the connect_mcp tool (s20), since every server comes from the settings file.
 Not yet: reloading the settings file while the agent runs (s29).
 
 New module: harness/lifecycle.py

@@ -14,7 +14,8 @@ and asks the hub to act on those servers only.
   docs' search). The watcher recognises its own write and does nothing: the fingerprint
   guard, without the time window older Cline used.
 
-Not here: the name checker (s21), whose notes on the wiki's renamed tools would crowd this run.
+Not here: the name checker (s21), whose notes on the wiki's renamed tools would crowd this
+run; the connect_mcp tool (s20), since every server comes from the file.
 Not yet: resources, prompts and notifications (s30).
 
 New module: harness/reload.py

@@ -15,6 +15,7 @@ handbook (tools, resources, a resource template, a prompt, log messages, list_ch
   `archive_page`. The server's "index rebuilt" log, sent while no call ran, waits and is
   shown at the start of the next turn.
 
+Not here: the connect_mcp tool (s20), since every server comes from the settings file.
 Not yet: images, audio and other non-text results for the model (s32).
 
 New module: harness/resources.py

@@ -16,6 +16,7 @@ else asks). Deny beats ask, and ask beats allow.
   read-only and runs; docs' get_version is in autoApprove.
 - Answers come from the scenario here; on a terminal (--live) the user is asked for real.
 
+Not here: the connect_mcp tool (s20), since every server comes from the settings file.
 Not yet: images and other non-text results for the model (s32).
 
 New module: harness/permissions.py

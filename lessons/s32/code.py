@@ -15,6 +15,7 @@ The media server returns one kind of result per tool:
 
 Files go to .mcp-output in the workspace, named NNN-server-tool.ext, whatever the server says.
 
+Not here: the connect_mcp tool (s20), since every server comes from the settings file.
 Not yet: elicitation, sampling and roots (s33).
 
 New module: harness/output.py

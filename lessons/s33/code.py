@@ -18,7 +18,8 @@ while a tool runs:
 The client declares exactly these capabilities, because it passes exactly these callbacks.
 Sampling, roots and logging are deprecated as of 2026-07-28 (SEP-2577), and still widely served.
 
-Not here: permissions (s31): no call is asked about; the user's answers are for what servers ask.
+Not here: permissions (s31), so no call is asked about and every answer is for a server;
+the connect_mcp tool (s20), since every server comes from the file.
 Not yet: the 2026-07-28 protocol in full (s34).
 
 New module: harness/elicit.py

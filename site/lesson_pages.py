@@ -20,7 +20,9 @@ For every folder lessons/sNN that exists, ``on_files`` adds a page lessons/sNN.m
    it); scenario.yaml and every other file of the lesson folder;
 5. **Pinned run**: every tests/snapshots/sNN/*.transcript and *.frames, default first.
 
-``on_config`` builds the nav: Home, Start here, the lessons found, the appendix. The
+``on_config`` builds the nav: Home, Start here, the lessons found, the appendix, the
+glossary. On a lesson page the first use of each glossary term links to its definition
+(sitegen/glossary.py reads the terms from docs/glossary.md). The
 ``<!-- lessons -->`` marker in docs/index.md becomes a table of the lessons found and of
 the ones ``PLANNED`` that have no folder yet, so a new lesson folder shows up in the nav
 and on the home page without editing anything in site/. Hand-written pages may hold
@@ -56,12 +58,13 @@ from mkdocs.structure.files import File
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # sitegen/, beside this file
 
 from sitegen import code as codeview  # noqa: E402
-from sitegen import excerpts, quiz, quotes, solutions, viewer  # noqa: E402
+from sitegen import excerpts, glossary, quiz, quotes, solutions, viewer  # noqa: E402
 from sitegen.render import admonition, details, fence, note, tabs  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 LESSONS = REPO / "lessons"
 SNAPSHOTS = REPO / "tests" / "snapshots"
+DOCS = Path(__file__).resolve().parent / "docs"
 # [text](target "title") or ![alt](target); the target is group 2.
 INLINE_LINK = re.compile(r"(!?\[[^\]]*\])\(\s*<?([^)\s>]+)>?((?:\s+\"[^\"]*\")?\s*)\)")
 LESSON_LINK = re.compile(r"^lessons/(s\d\d)(?:/README\.md|/)?$")
@@ -227,6 +230,7 @@ def lesson_page(name: str, previous: str | None, existing: set[str], found: code
     if readme is None:
         parts += [f"# {name}", note(f"`lessons/{name}/README.md` is not written yet.")]
     else:
+        readme = glossary.link(readme, "../glossary.md", glossary.terms(DOCS / "glossary.md"))
         readme = quotes.captioned(readme, name, REPO)
         readme = solutions.with_solutions(readme, name, REPO)
         readme = rewrite_links(readme, name, existing, set(modules))
@@ -277,11 +281,15 @@ def lesson_table(names: list[str], found: codeview.Mechanisms) -> str:
     return "\n".join(rows)
 
 
+# The course plan's end, promised by the home page: shown as planned until its lesson exists.
+ENDS = ("s35", "ends with the whole hub in one loop")
+
+
 def on_config(config):
     names = lessons()
     nav = [{"Home": "index.md"}, {"Start here": "start.md"},
            {"Lessons": [{title_of(n): f"lessons/{n}.md"} for n in names]},
-           {"Appendix": [{"Build your own server": "appendix/own-server.md"}]}]
+           {"Appendix": [{"Build your own server": "appendix/own-server.md"}]}, {"Glossary": "glossary.md"}]
     config["nav"] = nav
     return config
 
@@ -320,6 +328,9 @@ def on_files(files, config):
 def on_page_markdown(markdown, page, config, files):
     if page.file.src_uri == "index.md":
         markdown = markdown.replace("<!-- lessons -->", lesson_table(lessons(), codeview.Mechanisms.find(REPO)))
+        lesson, phrase = ENDS
+        if lesson not in lessons() and phrase in markdown:
+            markdown = markdown.replace(phrase, f"{phrase} (*planned*: [{lesson}](#lessons), not written yet)")
     if not page.file.src_uri.startswith("lessons/"):
         try:
             markdown = excerpts.expand(markdown, REPO)

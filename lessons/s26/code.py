@@ -84,7 +84,7 @@ async def session(run: lesson.Run) -> None:
                 run.transcript.note("the token store signed docs in: the script without the sign-in turn plays (lessons/s26/signed_in.yaml)")
                 later -= 1
             builtins = workspace.tools() + [connect_tool(hub)]
-            rebuilt, turn_numbers = pool.rebuilt(BASE, builtins, hub.clients), itertools.count(1)
+            rebuilt, turn_numbers = pool.rebuilt(BASE, builtins, hub.clients, entries=hub.entries), itertools.count(1)  # entries: needs-auth is not 'connected'
 
             def turn() -> Turn:
                 if next(turn_numbers) == later:

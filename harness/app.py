@@ -34,8 +34,10 @@ contents}``; ``prompts`` a list of ``{server, name, description, arguments}``; `
 terminal shows each one's state as it changes (on stderr; never with ``--json`` or when
 stderr is not a terminal). Real URLs and paths are printed; secrets never are.
 
-Exit codes: 0 done; 1 the tool reported an error, or the server it needs is not
-connected; 2 bad usage or a config that cannot be read; 130 Ctrl-C; 143 SIGTERM. Every
+Exit codes: 0 done; 1 the tool reported an error, or a server did not connect (a missing
+``${VAR}``, a crash: outside ``servers``, each is an ``error:`` line on stderr, and what did
+connect is listed all the same); 2 bad usage or a config that cannot be read (a server
+entry the config rejects, too); 130 Ctrl-C; 143 SIGTERM. Every
 server is stopped on every exit.
 
 Introduced with s27 (the config it reads), ``chat`` with s29, resources and prompts
@@ -202,12 +204,24 @@ async def _run(args: argparse.Namespace, servers: list[config.ServerConfig], arg
         await hub.connect_all()
         if args.command == "servers":
             return _servers(config.rows(hub, servers), args.json, out)
+        failed = _failures(hub, err)  # said first: a listing of what did connect follows, and the exit code says it
         if args.command in ("resources", "read", "prompts", "prompt"):
-            return await _offers(hub, args, arguments, out)
+            return max(failed, await _offers(hub, args, arguments, out))
         names = naming.assign(naming.pairs(hub.clients.values()))
         if args.command == "tools":
-            return _tools(hub, names, args.json, out)
-        return await _call(hub, names, args.tool, arguments, args.json, out)
+            return max(failed, _tools(hub, names, args.json, out))
+        return max(failed, await _call(hub, names, args.tool, arguments, args.json, out))
+
+
+def _failures(hub: Hub, err: TextIO) -> int:
+    """Each server that did not connect, as an error line on stderr; the exit code they make (2: its config, 1: other, 0: none)."""
+    code = 0
+    for name in sorted(hub.entries):
+        entry = hub.entries[name]
+        if entry.state is State.FAILED and entry.error is not None:
+            err.write(f"error: {entry.error}\n")
+            code = max(code, 2 if isinstance(entry.error, ConfigError) else 1)
+    return code
 
 
 def _chat_model(args: argparse.Namespace) -> tuple[Any, str]:

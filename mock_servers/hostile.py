@@ -27,6 +27,11 @@ Switches (each names the part of issue 8 it plays):
     --http-error STATUS       http, sse: tools/call is answered with HTTP STATUS and a text body     (13)
     --drop-stream-on-call     sse: a tools/call ends the event stream instead of being answered     (14)
     --no-endpoint             sse: the event stream opens but never names the POST endpoint         (14)
+    --gzip-bomb BYTES         http: echo's answer is one JSON frame of about BYTES bytes, sent
+                              gzip-compressed (Content-Encoding: gzip): about 1000 times smaller
+                              on the wire than decoded                                   (issue 18: 5)
+    --setsid-child PIDFILE    stdio: at start, a helper in a session of its own that ignores end of
+                              input and SIGHUP and sleeps; its pid is written to PIDFILE     (issue 18: 15)
 
 Over sse and http it binds 127.0.0.1 only and prints one line, ``READY <url>``, once it
 listens (``mock_servers.launch.serve_http(..., module="mock_servers.hostile")`` starts it
@@ -78,6 +83,8 @@ class Options:
     http_error: int | None = None
     drop_stream_on_call: bool = False
     no_endpoint: bool = False
+    setsid_child: str | None = None
+    gzip_bomb: int = 0
 
 
 @dataclass(frozen=True)
@@ -246,6 +253,8 @@ class App:
             return await _plain(send, 202, "")
         if isinstance(answer, Huge):
             return await self._stream(receive, send, answer)
+        if self.options.gzip_bomb and isinstance(message, dict) and message.get("method") == "tools/call":
+            return await self._bomb(send, Huge(message.get("id"), self.options.gzip_bomb))
         await _json(send, 200, answer)
 
     # legacy SSE
@@ -312,6 +321,24 @@ class App:
             await self._write_huge(send, answer)
             await send({"type": "http.response.body", "body": b"", "more_body": False})
             tg.cancel_scope.cancel()
+
+    async def _bomb(self, send: Any, answer: Huge) -> None:
+        """A huge frame, gzip-compressed as it is written: what arrives is a thousandth of what it decodes to."""
+        import zlib
+
+        packer = zlib.compressobj(9, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
+        await send({"type": "http.response.start", "status": 200,
+                    "headers": [(b"content-type", b"application/json"), (b"content-encoding", b"gzip")]})
+        left, parts = answer.size, [answer.head()]
+        while True:
+            body = b"".join(packer.compress(part) for part in parts)
+            if left <= 0:
+                await send({"type": "http.response.body", "body": body + packer.compress(answer.tail()) + packer.flush(), "more_body": False})
+                return
+            await send({"type": "http.response.body", "body": body, "more_body": True})
+            piece = min(16 * CHUNK, left)
+            left -= piece
+            parts = [b"x" * piece]
 
     async def _write_huge(self, send: Any, answer: Huge, prefix: bytes = b"", suffix: bytes = b"") -> None:
         """``size`` bytes of text in one frame, in chunks; with ``size`` 0, chunks until the client leaves."""
@@ -401,8 +428,11 @@ def parse(argv: list[str]) -> Options:
     parser.add_argument("--http-error", type=int, metavar="STATUS")
     parser.add_argument("--drop-stream-on-call", action="store_true")
     parser.add_argument("--no-endpoint", action="store_true")
+    parser.add_argument("--setsid-child", metavar="PIDFILE")
+    parser.add_argument("--gzip-bomb", type=int, default=0, metavar="BYTES")
     ns = parser.parse_args(argv)
-    only = {"forget_sessions_after": ("http",), "http_error": ("http", "sse"), "drop_stream_on_call": ("sse",), "no_endpoint": ("sse",)}
+    only = {"forget_sessions_after": ("http",), "http_error": ("http", "sse"), "drop_stream_on_call": ("sse",), "no_endpoint": ("sse",),
+            "setsid_child": ("stdio",), "gzip_bomb": ("http",)}
     for name, transports in only.items():
         if getattr(ns, name) not in (None, False) and ns.transport not in transports:
             parser.error(f"--{name.replace('_', '-')} needs --transport {' or '.join(transports)}")
@@ -411,9 +441,30 @@ def parse(argv: list[str]) -> Options:
     return Options(**vars(ns))
 
 
+def _escape(pidfile: str) -> None:
+    """Fork a helper that leaves our process group for a session of its own, as a daemonizing tool does."""
+    import os
+    import signal
+
+    pid = os.fork()
+    if pid:
+        with open(pidfile, "w") as f:
+            f.write(str(pid))
+        return
+    os.setsid()
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    devnull = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1):
+        os.dup2(devnull, fd)
+    while True:
+        time.sleep(60)
+
+
 def main(argv: list[str] | None = None) -> int:
     options = parse(sys.argv[1:] if argv is None else argv)
     server = Server(options)
+    if options.setsid_child:
+        _escape(options.setsid_child)
     if options.transport == "stdio":
         run_stdio(server)
     else:

@@ -1,9 +1,19 @@
-"""Shared helpers: run a lesson in process, exactly as ``python lessons/sNN/code.py`` would."""
+"""Shared helpers: run a lesson in process, exactly as ``python lessons/sNN/code.py`` would.
+
+Set up for the whole session (each xdist worker too):
+- the leak check's subreaper (``tests/leaks.py``), so it counts only this session's processes;
+- the time limit of one test, ``limits.TEST``, unless ``--timeout`` or PYTEST_TIMEOUT gives one;
+and the ``slow`` marker (pyproject.toml) marks a test that needs child processes: lessons,
+the CLI, a signal; ``pytest -m "not slow"`` is the fast lane.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import importlib.util
 import io
+import os
 import sys
 from pathlib import Path
 
@@ -11,6 +21,18 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
+
+import leaks  # noqa: E402  (needs the path above)
+import limits  # noqa: E402
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest-timeout reads its setting
+def pytest_configure(config):
+    if config.getoption("timeout", None) is None and not os.environ.get("PYTEST_TIMEOUT"):
+        config.option.timeout = limits.TEST
+    problem = leaks.install()
+    if problem is not None:
+        sys.stderr.write(f"tests/leaks.py: {problem}; orphans of the tests will not be counted\n")
 
 
 def load_lesson(lesson: str):
@@ -28,6 +50,29 @@ def run_lesson(lesson: str, *argv: str) -> tuple[int, str]:
     return code, out.getvalue()
 
 
+def call_main(main, argv: list[str]) -> tuple[int, str]:
+    """``main(argv, out)`` as its process would end: the exit code (argparse's ``SystemExit`` too) and stdout.
+
+    What goes to ``sys.stdout`` (argparse's --help) is part of stdout; ``sys.stderr`` is the
+    caller's to read (``capfd``/``capsys``).
+    """
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        try:
+            code = main(argv, out)
+        except SystemExit as stop:
+            code = stop.code if isinstance(stop.code, int) else (0 if stop.code is None else 2)
+    return code, out.getvalue()
+
+
 @pytest.fixture
 def lesson_runner():
     return run_lesson
+
+
+@pytest.fixture
+def no_api_retries(monkeypatch):
+    """The anthropic client without its retries (two, with backoff: about 10 s against a closed port)."""
+    import anthropic
+
+    monkeypatch.setattr(anthropic, "AsyncAnthropic", functools.partial(anthropic.AsyncAnthropic, max_retries=0))

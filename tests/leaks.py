@@ -1,28 +1,30 @@
 """No process left behind: the one leak check for every test module that starts processes.
 
-A test leaks when, after it ends, /proc still shows a process it is responsible for:
+It counts only the processes this test session started. At the start of the session each
+pytest process (the xdist controller and every worker) becomes a child subreaper
+(``install``): an orphan of anything it started, however deep, is reparented to it, not
+to PID 1 or another subreaper. So "ours" is simply "our children": what a test spawned,
+and every orphan of what it spawned, whatever its command line. A process of another
+checkout or another session is never our child, so it never fails the check.
 
-- a child of this pytest process, in any state: running, stopped, or a zombie nobody
-  reaped (grandchildren need no check of their own: their parent, our child, is caught);
-- an orphan: a process adopted by PID 1 whose command line names ``mock_servers`` or a
-  lesson (``lessons/s``), i.e. a server or lesson whose parent exited without stopping it.
+A test leaks when, after it ends, /proc still shows a child of this process that was not
+there when the test began:
 
-Processes that existed before the test began are ignored, so a test is only blamed for
-its own. Stopping is asynchronous (a signal, then the parent reaps), so the check polls
-/proc under a deadline before it fails, listing pid, state and command line.
+- alive, in any state (running, sleeping, stopped): a process it did not stop;
+- a zombie that this process spawned (through ``subprocess.Popen``, which anyio and
+  asyncio use too) and nobody reaped. A zombie that was adopted (an orphan that exited)
+  is reaped here and not counted: before the subreaper, PID 1 reaped those.
+
+Stopping is asynchronous (a signal, then the parent reaps), so the check polls /proc
+under a deadline (``limits.REAP``) before it fails, listing pid, state and command line.
 
 Use it in a module with::
 
     from leaks import no_process_left  # noqa: F401  (the fixture)
     pytestmark = pytest.mark.usefixtures("no_process_left")
 
-For a test that kills what it started (``kill -9`` of a lesson), ``adopting()`` makes
-this process a child subreaper: every orphan of the block is reparented here, not to PID 1
-or to another subreaper (a container's init, ``systemd --user``), so it is counted as
-our child whatever its command line, and ``settle`` reaps the ones that exit.
-
-Linux only (it reads /proc). Not handled outside ``adopting()``: orphans adopted by a
-subreaper other than PID 1.
+Linux only (it reads /proc and calls prctl). Where the kernel refuses the subreaper,
+``install`` says so and the check still sees direct children, not orphans.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from __future__ import annotations
 import ctypes
 import os
 import signal
+import subprocess
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -37,11 +40,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from limits import REAP
 
-DEADLINE = 5.0  # seconds for the test's processes to be stopped and reaped after it ends
-POLL = 0.05  # seconds between two looks at /proc while waiting for that
-ORPHAN_MARKS = ("mock_servers", "lessons/s")  # command lines of the orphans we would be to blame for
-PR_SET_CHILD_SUBREAPER = 36
+POLL = 0.05  # seconds between two looks at /proc while waiting for a test's processes to go
+PR_SET_CHILD_SUBREAPER, PR_GET_CHILD_SUBREAPER = 36, 37
+
+_spawned: set[tuple[str, int]] = set()  # (pid, start) of every child this process spawned itself
 
 
 def stat(pid: str) -> list[str] | None:
@@ -86,7 +90,7 @@ def processes() -> Iterator[Proc]:
 
 
 def children(parent: int | None = None) -> list[Proc]:
-    """The children of ``parent`` (default: this process), in any state."""
+    """The children of ``parent`` (default: this process), in any state, adopted orphans included."""
     ppid = str(os.getpid() if parent is None else parent)
     return [p for p in processes() if p.ppid == ppid]
 
@@ -110,60 +114,77 @@ def kill_tree(pid: int) -> None:
             pass  # it exited meanwhile
 
 
-def ours() -> list[Proc]:
-    """Our children, and the orphaned servers and lessons, whenever they started."""
-    me = str(os.getpid())
-    return [p for p in processes()
-            if p.ppid == me or (p.ppid == "1" and any(mark in p.cmdline for mark in ORPHAN_MARKS))]
+# --- the session: a subreaper that knows which children it spawned ---------------------------
+
+
+def _libc():
+    return ctypes.CDLL(None, use_errno=True)
+
+
+def subreaper() -> bool:
+    """Whether this process is a child subreaper now."""
+    flag = ctypes.c_int(0)
+    return _libc().prctl(PR_GET_CHILD_SUBREAPER, ctypes.byref(flag), 0, 0, 0) == 0 and flag.value != 0
+
+
+def install() -> str | None:
+    """Make this process the session's subreaper and note every child it spawns; why not, if it cannot."""
+    if not getattr(subprocess.Popen._execute_child, "_noted", False):
+        execute = subprocess.Popen._execute_child
+
+        def execute_child(self, *args, **kwargs):
+            execute(self, *args, **kwargs)
+            fields = stat(str(self.pid))
+            if fields is not None:
+                _spawned.add((str(self.pid), int(fields[19])))
+
+        execute_child._noted = True
+        subprocess.Popen._execute_child = execute_child
+    libc = _libc()
+    if libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
+        return f"cannot become a child subreaper: {os.strerror(ctypes.get_errno())}"
+    return None
+
+
+def reap_adopted() -> None:
+    """Reap the zombies among our children that this process did not spawn: exited orphans."""
+    for proc in children():
+        if proc.state == "Z" and proc.key not in _spawned:
+            try:
+                os.waitpid(int(proc.pid), os.WNOHANG)
+            except ChildProcessError:
+                pass  # reaped meanwhile
 
 
 def left_behind(before: set[tuple[str, int]]) -> list[Proc]:
-    """``ours()`` without the processes in ``before`` (keys taken when the test began)."""
-    return [p for p in ours() if p.key not in before]
+    """Our children that were not there ``before`` (keys taken when the test began), adopted zombies reaped."""
+    reap_adopted()
+    return [p for p in children() if p.key not in before and (p.state != "Z" or p.key in _spawned)]
 
 
 @contextmanager
 def adopting() -> Iterator[None]:
-    """Orphans of processes started in the block are reparented to this process (a child subreaper)."""
-    libc = ctypes.CDLL(None, use_errno=True)
-    if libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
-        pytest.skip(f"cannot become a child subreaper: {os.strerror(ctypes.get_errno())}")
-    try:
-        yield
-    finally:
-        libc.prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0)  # adopted ones stay our children: settle or kill_tree them
+    """For a test that counts a lesson's orphans itself: skipped where the session is no subreaper."""
+    if not subreaper():
+        pytest.skip("this process is not a child subreaper (tests/leaks.py: install)")
+    yield
 
 
-def settle(before: set[tuple[str, int]], deadline: float = DEADLINE) -> list[Proc]:
-    """Our children that were not there ``before``, once none is left or ``deadline`` s have passed.
+def settle(before: set[tuple[str, int]], deadline: float = REAP) -> list[Proc]:
+    """``left_behind(before)``, once it is empty or ``deadline`` s have passed.
 
-    Children that exited are reaped here (adopted orphans have no one else to reap them), so
-    call this only after every child a ``Popen`` owns has been waited for.
+    Call this only after every child a ``Popen`` owns has been waited for.
     """
     end = time.monotonic() + deadline
-    while True:
-        alive = []
-        for proc in children():
-            if proc.key in before:
-                continue
-            if proc.state == "Z":
-                try:
-                    os.waitpid(int(proc.pid), os.WNOHANG)
-                except ChildProcessError:
-                    pass  # reaped meanwhile
-            else:
-                alive.append(proc)
-        if not alive or time.monotonic() >= end:
-            return alive
+    while (left := left_behind(before)) and time.monotonic() < end:
         time.sleep(POLL)  # polling /proc under a deadline: there is no event for "exited"
+    return left
 
 
 @pytest.fixture
 def no_process_left():
-    """Fails the test if, ``DEADLINE`` s after it ends, a process it started is still there."""
-    before = {p.key for p in processes()}
+    """Fails the test if, ``REAP`` s after it ends, a process it started is still there."""
+    before = {p.key for p in children()}
     yield
-    deadline = time.monotonic() + DEADLINE
-    while (left := left_behind(before)) and time.monotonic() < deadline:
-        time.sleep(POLL)  # polling /proc under a deadline: there is no event for "reaped"
+    left = settle(before)
     assert not left, "expected no process left by the test, found:\n" + "\n".join(f"  {p}" for p in left)

@@ -1,8 +1,6 @@
 """Every bad path of every lesson ends in one line, with the promised exit code, and cleanly.
 
-Each lesson runs here as a user runs it: ``python lessons/sNN/code.py [flags]`` in a child
-process, from the repository root, with PYTHONHASHSEED=0 PYTHONUTF8=1 and no Anthropic
-settings unless a test sets them. The promise this file checks:
+The promise this file checks:
 
     exit  meaning                                 what the user sees
     0     the run finished                        the transcript
@@ -21,8 +19,20 @@ workspace or frames folder, bad ``--fault`` values, a script that calls a tool t
 does not have, a bad API key, a reader that closes the pipe (``| head -3``), Ctrl-C and
 SIGTERM in the middle of a run, an unusable token store.
 
-Everything is offline: servers and the "API" are on 127.0.0.1. Waits are deadlines on
-process exit or on a line of output, never sleeps.
+Most cases run the lesson in this process, through ``main(argv, out)`` (``in_process``):
+the exit code is what ``main`` returns or argparse's ``SystemExit`` carries, stdout is
+``out``, stderr is what reached this process's stderr. These run as a user runs them,
+``python lessons/sNN/code.py [flags]`` in a child process from the repository root with
+PYTHONHASHSEED=0 PYTHONUTF8=1 and no Anthropic settings (``Lesson``), because only a
+child process can show it:
+- a signal (SIGINT, SIGTERM, SIGHUP) sent to the lesson, and the exit code it dies with;
+- a reader that closes the pipe (``| head -3``);
+- one bad usage and one harness error, to check that ``sys.exit(main())`` gives the
+  process the exit code and the streams that ``main`` gave in process.
+
+Everything is offline: servers and the "API" are on 127.0.0.1; the anthropic client has no
+retries (``no_api_retries``). Waits are deadlines on process exit or on a line of output
+(``tests/limits.py``), never sleeps.
 """
 
 from __future__ import annotations
@@ -43,17 +53,16 @@ from pathlib import Path
 
 import pytest
 from cases import LESSONS
+from conftest import call_main, load_lesson
 from leaks import Proc, kill_tree, no_process_left, processes  # noqa: F401  (no_process_left: the fixture)
+from limits import RUN, STOP
 
 ROOT = Path(__file__).resolve().parent.parent
 FRAMES_LESSONS = ("s23", "s24", "s25", "s26", "s27")  # the lessons with --frames FILE
 FAULT_LESSONS = ("s23", "s24", "s25")  # the lessons with --fault SERVER:FLAG
-# Bounds that catch a hang, not a measure of speed (bench/ measures): on an idle machine a
-# usage error takes under 2 s and a full s26 run about 2 s, but a 2-core machine running the
-# suite on both cores beside other work has taken 15 s for either.
-RUN_TIMEOUT = 60.0  # seconds for a whole run
-STOP_TIMEOUT = 30.0  # seconds from SIGINT or SIGTERM to exit: every server stop is bounded well under this
-LINE_TIMEOUT = 60.0  # seconds to wait for a given line of output
+# Bounds that catch a hang, not a measure of speed (bench/ measures; tests/limits.py scales them).
+RUN_TIMEOUT = RUN  # seconds for a whole run, or for a given line of its output
+STOP_TIMEOUT = STOP  # seconds from SIGINT or SIGTERM to exit: every server stop is bounded well under this
 # Every process a lesson here starts inherits this (the stdio servers do not: the SDK gives
 # them a clean environment, but they exit when the lesson's pipe closes). After the leak
 # check has reported them, ``kill_strays`` stops the ones a failing lesson left behind.
@@ -158,7 +167,7 @@ class Lesson:
             for line in stream:
                 self._stderr.append(line)
 
-    def wait_for_line(self, text: str, timeout: float = LINE_TIMEOUT) -> str:
+    def wait_for_line(self, text: str, timeout: float = RUN_TIMEOUT) -> str:
         """The first stdout line containing ``text``; fails if none comes within ``timeout`` s."""
         def found() -> str | None:
             return next((line for line in self._lines if text in line), None)
@@ -209,6 +218,28 @@ def run(lesson: str, *args: str, env: dict[str, str] | None = None, timeout: flo
     """Run one lesson to the end."""
     with Lesson(lesson, *args, env=env) as running:
         return running.finish(timeout)
+
+
+PROXIES = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy")
+
+
+@pytest.fixture
+def in_process(capfd, monkeypatch, no_api_retries):
+    """``run`` in this process: ``main(argv, out)`` from the repository root, with the child's environment."""
+    for name in [k for k in os.environ if k.startswith("ANTHROPIC_") or k in PROXIES]:
+        monkeypatch.delenv(name)
+    monkeypatch.chdir(ROOT)
+
+    def run_here(lesson: str, *args: str, env: dict[str, str] | None = None) -> Result:
+        for name, value in (env or {}).items():
+            monkeypatch.setenv(name, value)
+        capfd.readouterr()
+        started = time.monotonic()  # for the message only
+        code, stdout = call_main(load_lesson(lesson).main, list(args))
+        return Result(" ".join(["main", repr([*args]), f"of lessons/{lesson}/code.py"]), code, stdout, capfd.readouterr().err,
+                      time.monotonic() - started)
+
+    return run_here
 
 
 @contextmanager
@@ -272,23 +303,29 @@ def assert_harness_error(result: Result, *named: str) -> str:
 
 @pytest.mark.parametrize("turns", ["0", "-1"])
 @pytest.mark.parametrize("lesson", LESSONS)
-def test_max_turns_below_one_is_bad_usage(lesson, turns):
-    assert_bad_usage(run(lesson, "--max-turns", turns), "--max-turns")
+def test_max_turns_below_one_is_bad_usage(lesson, turns, in_process):
+    assert_bad_usage(in_process(lesson, "--max-turns", turns), "--max-turns")
+
+
+@pytest.mark.slow
+def test_bad_usage_is_the_process_s_exit_code_and_stderr():
+    """As ``main`` says in process, so says the process: ``sys.exit(main())`` loses nothing."""
+    assert_bad_usage(run("s23", "--max-turns", "0"), "--max-turns")
 
 
 @pytest.mark.parametrize("lesson", LESSONS)
-def test_a_missing_scenario_is_bad_usage_naming_its_full_path(lesson):
-    assert_bad_usage(run(lesson, "--scenario", "/no/such/dir/x.yaml"), "/no/such/dir/x.yaml")
+def test_a_missing_scenario_is_bad_usage_naming_its_full_path(lesson, in_process):
+    assert_bad_usage(in_process(lesson, "--scenario", "/no/such/dir/x.yaml"), "/no/such/dir/x.yaml")
 
 
 @pytest.mark.parametrize("lesson", LESSONS)
-def test_a_missing_workspace_is_bad_usage(lesson):
-    assert_bad_usage(run(lesson, "--workspace", "/no/such/dir"), "/no/such/dir")
+def test_a_missing_workspace_is_bad_usage(lesson, in_process):
+    assert_bad_usage(in_process(lesson, "--workspace", "/no/such/dir"), "/no/such/dir")
 
 
 @pytest.mark.parametrize("lesson", FRAMES_LESSONS)
-def test_frames_into_a_missing_folder_is_refused_before_the_run(lesson):
-    result = run(lesson, "--frames", "/no/such/dir/f.jsonl")
+def test_frames_into_a_missing_folder_is_refused_before_the_run(lesson, in_process):
+    result = in_process(lesson, "--frames", "/no/such/dir/f.jsonl")
     assert_bad_usage(result, "/no/such/dir/f.jsonl")
     assert result.stdout == "", f"expected the refusal before the run prints anything (no server started)\n{result}"
 
@@ -299,8 +336,8 @@ def test_frames_into_a_missing_folder_is_refused_before_the_run(lesson):
     ("docs:--no-such-flag", "--no-such-flag"),  # a flag mock_servers/serve.py does not have
 ])
 @pytest.mark.parametrize("lesson", FAULT_LESSONS)
-def test_a_bad_fault_is_bad_usage_naming_the_value(lesson, fault, named):
-    assert_bad_usage(run(lesson, "--fault", fault), named)
+def test_a_bad_fault_is_bad_usage_naming_the_value(lesson, fault, named, in_process):
+    assert_bad_usage(in_process(lesson, "--fault", fault), named)
 
 
 @pytest.mark.parametrize(("lesson", "fault", "named"), [
@@ -312,48 +349,57 @@ def test_a_bad_fault_is_bad_usage_naming_the_value(lesson, fault, named):
     ("s25", "deploy:--tr=sse", "the lesson sets the transport and port"),  # argparse reads --tr as --transport
     ("s24", "docs:--port=1", "the lesson sets the transport and port"),
 ])
-def test_a_fault_the_lesson_cannot_take_is_bad_usage(lesson, fault, named):
-    assert_bad_usage(run(lesson, "--fault", fault), fault, named)
+def test_a_fault_the_lesson_cannot_take_is_bad_usage(lesson, fault, named, in_process):
+    assert_bad_usage(in_process(lesson, "--fault", fault), fault, named)
 
 
-def test_a_token_store_that_is_a_file_is_bad_usage(tmp_path):
+def test_a_token_store_that_is_a_file_is_bad_usage(tmp_path, in_process):
     store = tmp_path / "store"
     store.write_text("")
-    assert_bad_usage(run("s26", "--token-store", str(store)), "--token-store")
+    assert_bad_usage(in_process("s26", "--token-store", str(store)), "--token-store")
 
 
 # --- harness errors: exit 1, the last line says why ---------------------------------------------
 
 
-def test_a_script_calling_a_tool_of_a_server_that_never_joined_is_a_harness_error():
-    result = run("s23", "--fault", "docs:--exit-at-start=4", "--scenario", "lessons/s23/faults.yaml")
+def test_a_script_calling_a_tool_of_a_server_that_never_joined_is_a_harness_error(in_process):
+    result = in_process("s23", "--fault", "docs:--exit-at-start=4", "--scenario", "lessons/s23/faults.yaml")
     assert_harness_error(result, "mcp__docs__search")
 
 
 @pytest.mark.parametrize("lesson", FRAMES_LESSONS)
-def test_a_script_calling_an_unknown_tool_is_a_harness_error(lesson, tmp_path):
-    scenario = tmp_path / "unknown_tool.yaml"
+def test_a_script_calling_an_unknown_tool_is_a_harness_error(lesson, tmp_path, in_process):
+    assert_harness_error(in_process(lesson, "--scenario", str(unknown_tool(tmp_path))), "no_such_tool")
+
+
+def unknown_tool(folder: Path) -> Path:
+    scenario = folder / "unknown_tool.yaml"
     scenario.write_text("prompt: hi\nturns:\n  - tool_calls:\n      - name: no_such_tool\n  - text: done\n")
-    assert_harness_error(run(lesson, "--scenario", str(scenario)), "no_such_tool")
+    return scenario
+
+
+@pytest.mark.slow
+def test_a_harness_error_is_the_process_s_exit_code_and_last_line(tmp_path):
+    """As ``main`` says in process, so says the process, its stdio servers stopped."""
+    assert_harness_error(run("s23", "--scenario", str(unknown_tool(tmp_path))), "no_such_tool")
 
 
 @pytest.mark.parametrize("lesson", ["s19", "s23", "s26"])
-def test_a_bad_api_key_is_a_harness_error(lesson):
+def test_a_bad_api_key_is_a_harness_error(lesson, in_process):
     with closed_port() as port:
-        env = lesson_env(ANTHROPIC_API_KEY="sk-bad", ANTHROPIC_BASE_URL=f"http://127.0.0.1:{port}")
-        result = run(lesson, "--live", env=env, timeout=60)  # the SDK retries twice, with backoff
+        result = in_process(lesson, "--live", env={"ANTHROPIC_API_KEY": "sk-bad", "ANTHROPIC_BASE_URL": f"http://127.0.0.1:{port}"})
     assert_harness_error(result, "Anthropic API")
 
 
-def test_a_corrupt_token_store_is_a_harness_error_naming_the_file(tmp_path):
+def test_a_corrupt_token_store_is_a_harness_error_naming_the_file(tmp_path, in_process):
     store = tmp_path / "store"
-    first = run("s26", "--token-store", str(store))
+    first = in_process("s26", "--token-store", str(store))
     assert first.code == 0, f"expected a clean first run to fill the token store\n{first}"
     files = sorted(store.glob("*.json"))
     assert files, f"expected the first run to leave a *.json file in {store}, found {list(store.iterdir())}"
     for file in files:
         file.write_text("{not json")
-    second = run("s26", "--token-store", str(store))
+    second = in_process("s26", "--token-store", str(store))
     new = sorted(f.name for f in set(store.glob("*.json")) - set(files))
     assert not new, (f"expected the second run to read the first run's store file {[f.name for f in files]}, but it signed "
                      f"in afresh into {new}: the file name (the store's key) changes from one run to the next\n{second}")
@@ -364,15 +410,17 @@ def test_a_corrupt_token_store_is_a_harness_error_naming_the_file(tmp_path):
 # --- the reader leaves, the user interrupts, the system terminates --------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("lesson", ["s23", "s24", "s26"])
 def test_a_reader_that_leaves_early_ends_the_run_quietly(lesson):
     """``code.py --wire | head -3``: the lesson's next write fails; it must stop, not crash or hang."""
     with Lesson(lesson, "--wire", head=3) as running:
-        result = running.finish(20, after=" of its reader closing the pipe after 3 lines")
+        result = running.finish(after=" of its reader closing the pipe after 3 lines")
     assert result.stdout.count("\n") >= 3, f"expected 3 lines before the reader left\n{result}"
     assert "Traceback" not in result.stderr, f"expected no Traceback on stderr\n{result}"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("signum", "code", "word"), [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "terminated")],
                          ids=["ctrl_c", "sigterm"])
 @pytest.mark.parametrize("lesson", FAULT_LESSONS)
@@ -386,6 +434,7 @@ def test_a_signal_during_a_hung_call_stops_everything_with_its_code(lesson, sign
     assert_no_traceback(result)
 
 
+@pytest.mark.slow
 def test_a_hangup_during_a_hung_call_exits_129():
     """The terminal closed (a window, ``tmux kill-session``): the run stops as for SIGTERM, and says so if anyone reads."""
     with Lesson("s24", "--fault", "docs:--hang-on=search") as running:
@@ -396,6 +445,7 @@ def test_a_hangup_during_a_hung_call_exits_129():
     assert_no_traceback(result)
 
 
+@pytest.mark.slow
 def test_sigterm_during_an_oauth_run_exits_143():
     """s26 has no fault switch, so the model hangs instead: a loopback "API" that never answers.
 
@@ -413,9 +463,9 @@ def test_sigterm_during_an_oauth_run_exits_143():
 
 
 @pytest.mark.parametrize("lesson", ["s24", "s25"])
-def test_a_network_server_that_cannot_start_costs_only_itself(lesson):
+def test_a_network_server_that_cannot_start_costs_only_itself(lesson, in_process):
     """As s23 does for stdio: deploy's HTTP server exits at start; docs still serves the run."""
-    result = run(lesson, "--fault", "deploy:--exit-at-start=4", "--scenario", str(ROOT / "lessons/s23/faults.yaml"))
+    result = in_process(lesson, "--fault", "deploy:--exit-at-start=4", "--scenario", str(ROOT / "lessons/s23/faults.yaml"))
     assert result.code == 0, f"expected the run to go on with docs (exit 0)\n{result}"
     assert "deploy server did not start: server 'deploy': exited with code 4" in result.stdout, result
     assert "<! server 'deploy': exited with code 4" in result.stdout, f"expected connect_mcp to say why deploy is down\n{result}"

@@ -1,4 +1,9 @@
-"""Every lesson run in the registry is pinned by a snapshot, byte for byte."""
+"""Every lesson run in the registry is pinned by a snapshot, byte for byte.
+
+The runs, ``--help`` and the missing key are run in this process (``main(argv, out)``).
+Only the check that an offline lesson imports no SDK starts a child process: it needs an
+interpreter that has imported nothing yet.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +13,8 @@ import sys
 
 import pytest
 from cases import CASES, LESSONS, NAME, ROOT, SNAPSHOTS
-from conftest import run_lesson
+from conftest import call_main, load_lesson, run_lesson
+from limits import RUN
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
@@ -47,26 +53,28 @@ def test_no_orphaned_snapshots():
     assert owned - present == set(), f"registered snapshots missing: {sorted(str(p.relative_to(ROOT)) for p in owned - present)}"
 
 
-def _python(*args: str, env_drop: tuple[str, ...] = ()) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if k not in env_drop}
-    env.update(PYTHONHASHSEED="0", PYTHONUTF8="1")
-    return subprocess.run([sys.executable, *args], capture_output=True, text=True, cwd=ROOT, env=env, timeout=60)
+def _python(*args: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONHASHSEED": "0", "PYTHONUTF8": "1"}
+    return subprocess.run([sys.executable, *args], capture_output=True, text=True, cwd=ROOT, env=env, timeout=RUN)
 
 
 @pytest.mark.parametrize("lesson", LESSONS)
-def test_help_works(lesson):
-    result = _python(f"lessons/{lesson}/code.py", "--help")
-    assert result.returncode == 0, result.stderr
-    assert "--live" in result.stdout and lesson in result.stdout
+def test_help_works(lesson, capfd):
+    code, stdout = call_main(load_lesson(lesson).main, ["--help"])
+    assert code == 0, capfd.readouterr().err
+    assert "--live" in stdout and lesson in stdout
 
 
 @pytest.mark.parametrize("lesson", LESSONS)
-def test_live_without_key_is_one_line_exit_2(lesson):
-    result = _python(f"lessons/{lesson}/code.py", "--live", env_drop=("ANTHROPIC_API_KEY",))
-    assert result.returncode == 2, f"expected exit 2, got {result.returncode}: {result.stderr}"
-    assert result.stdout == ""
-    assert result.stderr.count("\n") == 1 and "ANTHROPIC_API_KEY" in result.stderr, result.stderr
-    assert "Traceback" not in result.stderr
+def test_live_without_key_is_one_line_exit_2(lesson, capfd, monkeypatch):
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    capfd.readouterr()
+    code, stdout = call_main(load_lesson(lesson).main, ["--live"])
+    stderr = capfd.readouterr().err
+    assert code == 2, f"expected exit 2, got {code}: {stderr}"
+    assert stdout == ""
+    assert stderr.count("\n") == 1 and "ANTHROPIC_API_KEY" in stderr, stderr
+    assert "Traceback" not in stderr
 
 
 OFFLINE_LESSONS = [lesson for lesson in LESSONS if lesson <= "s22"]

@@ -3,9 +3,12 @@ mid-call, or while it shuts down. Everything it started is gone soon after: 0 pr
 
 Each case runs one lesson as a user does (``tests/test_exits.py``'s ``Lesson``), sends one
 signal at one moment, waits for the lesson to end, then counts what is left of everything
-it started. So that nothing escapes the count, the test process is a child subreaper for
-the case (``leaks.adopting``): an orphan of the lesson is reparented to the test, not to
-PID 1, and counted as its child whatever its command line.
+it started. So that nothing escapes the count, the test process is a child subreaper
+(``tests/leaks.py``): an orphan of the lesson is reparented to the test, not to PID 1, and
+counted as its child whatever its command line.
+
+Every case here runs a lesson or a server as a child process: a signal, an exit code and
+an orphan count need one. So the whole file is ``slow``.
 
 The moments:
 
@@ -42,6 +45,7 @@ from pathlib import Path
 import anyio
 import pytest
 from leaks import Proc, adopting, children, descendants, kill_tree, no_process_left, processes, settle  # noqa: F401  (no_process_left: the fixture)
+from limits import RUN
 from test_exits import STOP_TIMEOUT, Lesson, kill_strays, lesson_env  # noqa: F401  (kill_strays: the fixture)
 
 from harness.connection import connect
@@ -49,10 +53,10 @@ from harness.errors import ServerError
 from harness.model import Scenario
 from harness.spec import ServerSpec, Timeouts
 
-pytestmark = pytest.mark.usefixtures("kill_strays", "no_process_left")
+pytestmark = [pytest.mark.usefixtures("kill_strays", "no_process_left"), pytest.mark.slow]
 
 ROOT = Path(__file__).resolve().parent.parent
-START_TIMEOUT = 60.0  # seconds for a lesson to reach its moment: a 2-core machine shared with other suites can take 20
+START_TIMEOUT = RUN  # seconds for a lesson to reach its moment (tests/limits.py)
 POLL = 0.005  # seconds between looks at /proc while waiting for the first server process
 CARELESS = ("--fault", "docs:--ignore-eof", "--fault", "deploy:--ignore-eof")  # s23: servers that ignore end of input
 HANG = ("--fault", "docs:--hang-on=search")

@@ -12,6 +12,13 @@ SDK's safe environment (HOME, PATH, ...) plus ``spec.env``, like Cline; Claude C
 passes its whole environment. The group is signalled even when its leader, the server,
 exited on end of input: a helper it started in its group would outlive it otherwise.
 
+A server may also start a helper in a session of its own (``setsid``), out of reach of
+the group. So each server's environment carries a marker (``MCP_COURSE_STDIO``, a value
+new for every spawn) that its descendants inherit, and on Linux the stop ends, last, every
+process that still carries it: SIGTERM, ``kill_grace``, SIGKILL. A descendant that drops
+the marker from its environment before it starts its own children, or that runs as
+another user, is out of reach; the README's Limits says so.
+
 A ``kill -9`` of the harness runs none of that. A well-behaved server then sees end of
 input and exits; for the others, on Linux, the server is started through a few lines of
 Python that ask the kernel to SIGKILL it when the harness dies (``PR_SET_PDEATHSIG``),
@@ -30,9 +37,11 @@ reaches the server, not its children); a set-user-ID server (exec clears the set
 from __future__ import annotations
 
 import os
+import secrets
 import shutil
 import signal
 import sys
+from pathlib import Path
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager, suppress
 from typing import Any
@@ -140,7 +149,8 @@ def _parse(line: str) -> SessionMessage | Exception:
 @asynccontextmanager
 async def open_stdio(spec: ServerSpec, context: Context) -> AsyncIterator[Streams]:
     """Spawn the server; yield (read, write) streams of JSON-RPC messages; always stop it."""
-    env = {**get_default_environment(), **spec.env}
+    marker = f"{os.getpid()}-{secrets.token_hex(8)}"  # inherited by everything the server starts
+    env = {**get_default_environment(), **spec.env, MARKER: marker}
     executable = _resolve(spec, env)
     timeouts = context.timeouts
     try:
@@ -182,6 +192,7 @@ async def open_stdio(spec: ServerSpec, context: Context) -> AsyncIterator[Stream
         finally:
             with anyio.CancelScope(shield=True):  # must finish even when we are being cancelled
                 await stop(process, timeouts)
+                await stop_marked(marker, timeouts)
             tg.cancel_scope.cancel()
     with anyio.move_on_after(timeouts.kill_grace, shield=True):
         await process.aclose()
@@ -197,6 +208,50 @@ async def stop(process: Any, timeouts: Timeouts) -> None:
     # is not reused while its group exists. An empty group costs one ESRCH.
     await terminate_posix_process_tree(process, timeouts.kill_grace)  # the SDK's SIGTERM -> SIGKILL of the group
     await exited(process, timeouts.kill_grace)
+
+
+MARKER = "MCP_COURSE_STDIO"
+
+
+def marked(marker: str) -> list[int]:
+    """The pids of the processes whose environment holds ``MCP_COURSE_STDIO=marker`` (Linux; else none)."""
+    needle = f"{MARKER}={marker}".encode()
+    found = []
+    with suppress(OSError):
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit():
+                continue
+            try:
+                environ = (entry / "environ").read_bytes()
+            except OSError:  # gone, or another user's
+                continue
+            if needle in environ.split(b"\0"):
+                found.append(int(entry.name))
+    return found
+
+
+async def stop_marked(marker: str, timeouts: Timeouts) -> None:
+    """End what the server left running outside its group (a ``setsid`` helper): SIGTERM, wait, SIGKILL."""
+    if not (pids := marked(marker)):
+        return  # the common case: one scan of /proc, a few milliseconds
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        for pid in pids:
+            with suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, sig)
+        with anyio.move_on_after(timeouts.kill_grace):
+            while pids := [pid for pid in pids if _running(pid)]:
+                await anyio.sleep(0.01)
+        if not pids:
+            return
+
+
+def _running(pid: int) -> bool:
+    """Alive and not a zombie (a zombie's parent, maybe PID 1, reaps it; it holds nothing)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat[stat.rindex(")") + 2:][:1] != "Z"
 
 
 async def exited(process: Any, within: float) -> bool:

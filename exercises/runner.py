@@ -164,6 +164,10 @@ class Run:
     def lines(self) -> list[str]:
         return self.text.splitlines()
 
+    def lines_without(self, prefix: str) -> list[str]:
+        """The lines, less those that start with ``prefix`` (``"  ok "``: s31's decision lines, in a check that is not about them)."""
+        return [line for line in self.lines if not line.startswith(prefix)]
+
 
 class Env:
     """What ``solve(env)`` gets: the patched copy, and a way to run its lesson."""

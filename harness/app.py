@@ -52,8 +52,12 @@ contents}``; ``prompts`` a list of ``{server, name, description, arguments}``; `
 terminal shows each one's state as it changes (on stderr; never with ``--json`` or when
 stderr is not a terminal). Real URLs and paths are printed; secrets never are.
 
-Exit codes: 0 done; 1 the tool reported an error, or the server it needs is not
-connected; 2 bad usage or a config that cannot be read; 130 Ctrl-C; 143 SIGTERM. Every
+A server that did not connect (a missing ``${VAR}``, a crash) is an ``error:`` line on
+stderr for every command but ``servers`` (whose rows say it), and what did connect is
+listed all the same. Exit codes: 0 done; 1 the tool reported an error, or (``resources``,
+``read``, ``prompts``, ``prompt``) a server did not connect; 2 bad usage or a config that
+cannot be read (for those four, a server entry the config rejects, too); 130 Ctrl-C; 143
+SIGTERM. Every
 server is stopped on every exit.
 
 Introduced with s27 (the config it reads), ``chat`` with s29, resources and prompts
@@ -202,12 +206,13 @@ async def _run(args: argparse.Namespace, servers: list[config.ServerConfig], arg
         await stack.connect_all()
         if args.command == "servers":
             return _servers(config.rows(hub, servers), args.json, out)
+        failed = _failures(hub, err)  # said first: a listing of what did connect follows, and the exit code says it
         if args.command in ("resources", "read", "prompts", "prompt"):
-            return await _offers(hub, args, arguments, out)
+            return max(failed, await _offers(hub, args, arguments, out))
         names = naming.assign(naming.pairs(hub.clients.values()))
         if args.command == "tools":
-            return _tools(hub, names, args.json, out)
-        return await _call(stack, names, args.tool, arguments, args.json, out)
+            return _tools(hub, names, args.json, out)  # the failures are said; `tools` still lists what connected
+        return await _call(stack, names, args.tool, arguments, args.json, out)  # the call's own outcome
 
 
 def _stack_options(args: argparse.Namespace, answers: list[Any], model: Any = None, transcript: Any = None) -> dict[str, Any]:
@@ -270,6 +275,17 @@ class _Scripted:
         answer = self.script.next_answer()
         answer = answer.strip().lower() if isinstance(answer, str) else "no"
         return answer if answer in ("yes", "no", "always") else "no"
+
+
+def _failures(hub: Hub, err: TextIO) -> int:
+    """Each server that did not connect, as an error line on stderr; the exit code they make (2: its config, 1: other, 0: none)."""
+    code = 0
+    for name in sorted(hub.entries):
+        entry = hub.entries[name]
+        if entry.state is State.FAILED and entry.error is not None:
+            err.write(f"error: {entry.error}\n")
+            code = max(code, 2 if isinstance(entry.error, ConfigError) else 1)
+    return code
 
 
 def _chat_model(args: argparse.Namespace) -> tuple[Any, str]:

@@ -16,6 +16,10 @@ Deny beats ask, ask beats allow. A tool a deny rule names is also left out of th
 (``visible``), as Claude Code does, so the model is not offered what it may never use; a
 call to it anyway is denied all the same.
 
+Every decision is a transcript line: ``ok`` allowed without asking (and by what: a rule,
+"always", autoApprove, a built-in, the read-only claim), ``??`` asked (and the answer),
+``!!`` denied by a rule.
+
 **Asking** goes through a ``Prompter``: a real y/n/always question on a terminal
 (``TerminalPrompter``), the scenario's ``answers`` in lessons and tests
 (``ScriptedPrompter``), and, with neither, a denial that says why (``NoPrompter``). A
@@ -152,7 +156,7 @@ class Permissions:
         if rule := self.rules.first(ALLOW, name):
             return Decision(ALLOW, f"allow rule {rule}")
         if name in self.always:
-            return Decision(ALLOW, "allowed always, this session")
+            return Decision(ALLOW, "answered always, this session")
         if tool.source != "builtin" and tool.original in self.auto_approve.get(tool.source, ()):
             return Decision(ALLOW, f"autoApprove of server '{tool.source}'")
         if tool.source == "builtin":
@@ -183,6 +187,8 @@ class Permissions:
         if decision.verdict == DENY:
             self._record(tool, call.input, decision, "no")
             return ToolResult.failure(f"permission denied: {tool.name} ({decision.reason})")
+        if self.transcript is not None:  # allowed unasked: the line says which source allowed it
+            self.transcript.emit("allow", name=tool.name, reason=decision.reason)
         return None
 
     def _record(self, tool: Tool, arguments: Mapping[str, Any], decision: Decision, answer: str) -> None:

@@ -12,8 +12,11 @@ else asks). Deny beats ask, and ask beats allow.
   settings.json makes the harness ask, and the user says no.
 - add_note has no annotations, so it asks: the user answers "yes" once, then "always", and
   the third call runs without asking (kept for this session only, never written to a file).
-- deploy's trigger is denied by a rule, so it is not even offered; its status tool is
-  read-only and runs; docs' get_version is in autoApprove.
+- deploy's trigger is destructive, yet runs unasked: deploy's autoApprove lists it. docs'
+  search is denied by a rule, so it is not even offered; get_version and status claim to
+  be read-only and run.
+- Every call prints its decision and its source: `ok` allowed unasked, `??` asked (and the
+  answer), `!!` denied.
 - Answers come from the scenario here; on a terminal (--live) the user is asked for real.
 
 Not here: the connect_mcp tool (s20), since every server comes from the settings file.

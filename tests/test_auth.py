@@ -728,3 +728,34 @@ def test_only_needs_auth_imports_the_hub():
             if any(n and (n == "harness.hub" or n.startswith("harness.hub.")) for n in names):
                 importing.add(module.name)
     assert importing == {"needs_auth.py"}, f"expected only needs_auth.py to import the hub, got {sorted(importing)}"
+
+
+@pytest.mark.parametrize("field", ["authorization_endpoint", "token_endpoint", "registration_endpoint"])
+def test_an_endpoint_in_plain_http_off_this_machine_is_refused_before_use(tmp_path, capfd, field):
+    """Issue 18, item 11: OAuth 2.1 wants https; off loopback a plain http endpoint is refused, naming the field."""
+    opened: list[str] = []
+
+    async def browser(url: str) -> None:
+        opened.append(url)
+
+    async def test(s: Scene):
+        original = s.server.metadata
+
+        def metadata():
+            return {**original(), field: f"http://auth.invalid:8080/{field}"}
+
+        s.server.metadata = metadata
+        how = {"browser": browser} if field == "authorization_endpoint" else {}  # else the automatic one, which consents
+        async with Connections(s.transcript, timeouts=TIMEOUTS) as conns, s.authorizer(**how) as authz:
+            hub = Hub(s.transcript)
+            await connect_docs(s, conns, authz, hub)
+            with pytest.raises(ToolError) as info:
+                await hub.clients["docs"].call_tool("authenticate", {})
+            assert (f"the authorization server's metadata names {field} http://auth.invalid:8080/{field}: not https and "
+                    "not on this machine (OAuth 2.1 requires https); refused") in str(info.value), info.value
+            assert isinstance(hub.clients["docs"], NeedsAuth)
+            if field == "authorization_endpoint":
+                assert not opened, "no browser is opened to it"
+
+    scene(test, tmp_path)
+    assert "Traceback" not in capfd.readouterr().err

@@ -759,3 +759,23 @@ def test_an_endpoint_in_plain_http_off_this_machine_is_refused_before_use(tmp_pa
 
     scene(test, tmp_path)
     assert "Traceback" not in capfd.readouterr().err
+
+
+def test_an_issuer_mismatch_is_one_line_and_the_sdk_logs_no_traceback(tmp_path, caplog):
+    """Issue 18, item 12: the SDK refuses the metadata, and says so in its log with a traceback (on a
+    terminal: stderr). The harness's error is the one line the user sees; the SDK's record never reaches a handler."""
+
+    async def test(s: Scene):
+        original = s.server.metadata
+        s.server.metadata = lambda: {**original(), "issuer": "http://127.0.0.1:1/another"}
+        async with Connections(s.transcript, timeouts=TIMEOUTS) as conns, s.authorizer() as authz:
+            hub = Hub(s.transcript)
+            await connect_docs(s, conns, authz, hub)
+            with pytest.raises(ToolError) as info:
+                await hub.clients["docs"].call_tool("authenticate", {})
+            assert "Authorization server metadata issuer mismatch" in str(info.value) and "\n" not in str(info.value), info.value
+
+    with caplog.at_level(logging.DEBUG):
+        scene(test, tmp_path)
+    traced = [r for r in caplog.records if r.name.startswith("mcp") and r.exc_info]
+    assert not traced, f"expected no SDK log record with a traceback, got {[r.getMessage() for r in traced]}"

@@ -51,7 +51,7 @@ from harness import echo
 from harness.auth.clock import Clock, person_at_work
 from harness.auth.redirect import Browser, Callback, auto_browser
 from harness.auth.store import TokenStore, default_store
-from harness.errors import HarnessError, ToolError
+from harness.errors import ToolError
 from harness.spec import Timeouts
 from harness.transcript import Transcript
 
@@ -375,13 +375,15 @@ class _QuietOwnErrors(logging.Filter):
     """Drops the SDK's log records that would only repeat what the harness reports itself.
 
     The SDK logs "OAuth flow error" with a traceback (stderr, via logging's last resort)
-    for any exception in the flow, including the ``ToolError`` s this module raises and
-    hands to the model as data; and "Token refresh failed", which the trace shows.
+    for any exception in the flow, then raises it: the ``ToolError`` s this module raises,
+    and its own refusals (an issuer or resource that does not match, RFC 8414 and 9728).
+    The raised error is what the harness shows, in one line; and "Token refresh failed",
+    which the trace shows.
     """
 
     def filter(self, record: logging.LogRecord) -> bool:
-        error = record.exc_info[1] if record.exc_info else None
-        return not isinstance(error, HarnessError) and not record.getMessage().startswith("Token refresh failed")
+        message = record.getMessage()
+        return not (message == "OAuth flow error" or message.startswith("Token refresh failed"))
 
 
 def _quiet_sdk() -> None:

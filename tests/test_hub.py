@@ -2,6 +2,10 @@
 
 Each test names the mutation it exists to catch where there is one: a change that would
 still pass every snapshot but break a promise.
+
+Child processes: real stdio servers for the reconnect and connect_all cases, and one fresh
+interpreter to show that spec.py and its neighbours import no SDK (an interpreter that has
+imported nothing yet is the only place to see it).
 """
 
 from __future__ import annotations

@@ -38,10 +38,10 @@ from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any
 
-from harness import echo
+from harness import echo, transports
 from harness.errors import AuthRequired, ConfigError, HarnessError, ServerError
-from harness.mcp_client import Client
-from harness.spec import ServerSpec, State
+from harness.client import Client, Closes, Observed, Renews, Retimed
+from harness.spec import ServerSpec, State, Timeouts
 from harness.transcript import Transcript, grouped
 
 Connector = Callable[[], Awaitable[Client]]
@@ -54,9 +54,11 @@ OFF = (State.DISABLED, State.BLOCKED)  # states the config or a policy chose: ne
 # cores) 3 took 1.8x as long as all 20 at once, and 8 was 0.84x of a plain asyncio.gather of
 # SDK sessions (bench/run.py, sections connect and cli). 8 stays near the floor idle and
 # keeps its share busy. A remote server's connect is mostly waiting on the network: 20.
+# lesson: s28
 LIMITS: Mapping[str, int] = MappingProxyType({"local": 8, "remote": 20})
 
 
+# lesson: s20
 @dataclass(frozen=True)
 class Entry:
     """One server as the hub holds it. Replaced, never changed, on every transition."""
@@ -93,6 +95,7 @@ def offered(entry: Entry) -> bool:
     return entry.client is not None and (entry.state in LIVE or entry.state is State.PENDING)
 
 
+# lesson: s20
 class _Live(Mapping[str, Client]):
     """``hub.clients``: the clients of the servers whose tools are offered, read afresh on every access."""
 
@@ -135,6 +138,7 @@ class Hub:
 
     # -- the map: only these methods write it --
 
+    # lesson: s20, s27
     def add(self, name: str, connector: Connector, spec: ServerSpec | None = None, *,
             state: State = State.PENDING, error: HarnessError | None = None) -> Entry:
         """Make a server known; nothing is started yet.
@@ -147,6 +151,7 @@ class Hub:
             raise HarnessError(f"server '{name}': already added")
         return self._set(Entry(name, state, connector, spec, error=error), str(error) if error else "added")
 
+    # lesson: s20
     async def connect(self, name: str) -> Entry:
         """Connect a known server. Returns its entry: connected, needs-auth, or failed (never raises for the server).
 
@@ -160,7 +165,7 @@ class Hub:
         entry = self._entries[name]
         if entry.state in LIVE or entry.state in OFF or isinstance(entry.error, ConfigError):
             return entry  # live already, or never to be started (off, or a broken config entry)
-        if entry.state is State.PENDING and getattr(entry.client, "renewable", False):
+        if entry.state is State.PENDING and isinstance(entry.client, Renews) and entry.client.renewable:
             return await self.reconnect(name)  # between reconnect attempts: try now, on the same connection
         if name in self._connecting:  # asked twice at once: one connection, and both get its outcome
             await self._connecting[name].wait()
@@ -183,10 +188,11 @@ class Hub:
             self._turn = anyio.Event()
             self._connecting.pop(name).set()
 
+    # lesson: s28
     async def connect_all(self, names: Iterable[str] | None = None, *, limits: Mapping[str, int] = LIMITS) -> list[Entry]:
         """Connect several servers (default: every pending one), at most ``limits[kind]`` of a kind opening at once.
 
-        The kinds are ``local`` (stdio, and servers in process) and ``remote`` (sse, http);
+        The kinds are ``local`` (a local transport, and servers in process) and ``remote``;
         the two pools fill at the same time. The opening runs concurrently; joining the hub
         happens one server at a time in the order asked, so states, warnings and which of
         two colliding servers wins never depend on which server answered first. Each
@@ -234,6 +240,7 @@ class Hub:
             return self._set(replace(entry, state=State.FAILED, client=None, error=opened), str(opened))
         return await self._join(entry, opened)
 
+    # lesson: s28
     async def reconnect(self, name: str) -> Entry:
         """Connect again now, by hand (a user's "reconnect", or the next use of a failed server).
 
@@ -245,13 +252,14 @@ class Hub:
         entry = self._entries[name]
         if entry.state in OFF or isinstance(entry.error, ConfigError):
             return entry
-        if getattr(entry.client, "renewable", False):  # a live connection object: it reports its own outcome
-            await entry.client.reconnect()  # type: ignore[union-attr]
+        if isinstance(entry.client, Renews) and entry.client.renewable:  # a live connection object: it reports its own outcome
+            await entry.client.reconnect()
             return self._entries[name]
         if entry.state in LIVE:  # a client that cannot renew itself (in process, a stand-in): connect afresh
             self._set(replace(self._entries[name], state=State.PENDING), "reconnecting: asked to")
         return await self.connect(name)
 
+    # lesson: s29
     async def remove(self, name: str, reason: str = "removed") -> None:
         """Stop a server and forget it (s29: gone from the config). Its last change is ``closed``."""
         entry = self._entries[name]
@@ -261,6 +269,7 @@ class Hub:
         if entry.client is not None:
             await _close(entry.client)
 
+    # lesson: s29
     async def replace(self, name: str, connector: Connector, spec: ServerSpec | None = None, *,
                       state: State = State.PENDING, error: HarnessError | None = None, reason: str = "replaced") -> Entry:
         """Stop a server and start over with a new connector and spec (s29: its config changed).
@@ -275,9 +284,16 @@ class Hub:
             await _close(old.client)
         return self._set(Entry(name, state, connector, spec, error=error), str(error) if error else "started again")
 
+    # lesson: s26
     async def promote(self, name: str, client: Client) -> Entry:
         """A ``needs-auth`` server signed in: its real client replaces the stand-in."""
         return await self._join(self._entries[name], client)
+
+    def retime(self, name: str, timeouts: Timeouts) -> None:
+        """New timeouts for a running server (s29: patched in place); its next request uses them."""
+        client = self._entries[name].client
+        if isinstance(client, Retimed):
+            client.retime(timeouts)
 
     def report(self, name: str, client: Client, state: State, reason: str) -> None:
         """A connection's own news (it died, or came back). Ignored if that client is no longer the server's."""
@@ -292,17 +308,17 @@ class Hub:
         for entry in held:
             if entry.state not in (State.CLOSED, State.FAILED, *OFF):  # a failure, or a choice, stays on record
                 self._set(replace(entry, state=State.CLOSED), "hub closed")
-        clients = [e.client for e in held if e.client is not None]  # a failed connection may still hold a process
-        if any(hasattr(c, "aclose") for c in clients):
+        closing = [e.client for e in held if isinstance(e.client, Closes)]  # a failed connection may still hold a process
+        if closing:
             import anyio  # only real connections need closing, and they run on anyio
 
             async with anyio.create_task_group() as tg:  # in parallel: each may wait out a grace
-                for client in clients:
-                    if hasattr(client, "aclose"):
-                        tg.start_soon(client.aclose)
+                for client in closing:
+                    tg.start_soon(client.aclose)
 
     # -- internals --
 
+    # lesson: s21
     async def _join(self, entry: Entry, client: Client) -> Entry:
         if self._accept is not None:
             try:
@@ -311,9 +327,8 @@ class Hub:
                 await _close(client)  # a refused client must not linger: from s23 on it is a live process
                 self._warn_about(f"server '{entry.name}' not connected: {exc}")
                 return self._set(replace(entry, state=State.FAILED, client=None, error=exc), str(exc))
-        observe = getattr(client, "observe", None)
-        if observe is not None:  # a real connection tells the hub when it dies
-            observe(lambda state, reason: self.report(entry.name, client, state, reason))
+        if isinstance(client, Observed):  # a real connection tells the hub when it dies
+            client.observe(lambda state, reason: self.report(entry.name, client, state, reason))
         names = echo.names([t["name"] for t in client.tools])  # server-given: escaped and cut before any output
         return self._set(replace(entry, state=State.CONNECTED, client=client, error=None), f"tools: {names}")
 
@@ -334,8 +349,8 @@ class Hub:
 
 
 def kind_of(spec: ServerSpec | None) -> str:
-    """``local`` (stdio, or a server in process) or ``remote`` (sse, http): which ``LIMITS`` pool it waits in."""
-    return "remote" if spec is not None and spec.transport in ("sse", "http") else "local"
+    """``local`` (a local transport, or a server in process) or ``remote``: which ``LIMITS`` pool it waits in."""
+    return "local" if spec is None or transports.is_local(spec.transport) else "remote"
 
 
 def unavailable(error: ServerError) -> Connector:
@@ -348,6 +363,5 @@ def unavailable(error: ServerError) -> Connector:
 
 
 async def _close(client: Client) -> None:
-    close = getattr(client, "aclose", None)
-    if close is not None:
-        await close()
+    if isinstance(client, Closes):
+        await client.aclose()

@@ -22,7 +22,7 @@ from limits import RUN
 
 from harness import app
 
-pytestmark = pytest.mark.usefixtures("no_process_left")
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_process_left")]
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -189,7 +189,7 @@ turns:
       - {{name: mcp__deploy__trigger, input: {{service: web}}}}
   - text: Done.
 """)
-    done = cli("--config", str(settings), "chat", "--scenario", str(script), "--workspace", str(tmp_path))
+    done = cli("--config", str(settings), "chat", "--scenario", str(script), "--workspace", str(tmp_path), "--yes")  # trigger asks: --yes allows it
     assert done.returncode == 0, done
     assert f"note: reload {settings}: add deploy; unchanged docs" in done.stdout
     assert "  <- dep-0001: deploying web to staging" in done.stdout
@@ -230,3 +230,16 @@ def test_resources_read_prompts_and_a_prompt_expansion_with_json(tmp_path):
     assert missing.returncode == 1 and "error -32002: no page at handbook://pages/nope" in missing.stderr
     unknown = cli(*config, "prompt", "nope")
     assert unknown.returncode == 2 and unknown.stderr == "error: prompt 'nope' is not offered (prompts: handbook/summarize)\n"
+
+
+def test_a_server_that_did_not_connect_is_an_error_line_and_the_exit_code():
+    """s30's README command without PYTHON set: not a quiet 'no prompts' and exit 0."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHON"}
+    done = subprocess.run([sys.executable, "-m", "harness", "--managed", str(ROOT / "tests" / "no-managed-folder"),
+                           "--config", "lessons/s30/cline_mcp_settings.json", "prompts"],
+                          cwd=ROOT, env={**env, "PYTHONHASHSEED": "0"}, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1, (done.returncode, done.stdout, done.stderr)
+    assert done.stdout == "no prompts\n", done.stdout
+    assert done.stderr.splitlines() == [
+        f"error: server '{name}': missing environment variables: PYTHON (set them, or write ${{NAME:-default}})"
+        for name in ("docs", "handbook")], done.stderr

@@ -483,4 +483,4 @@ def test_which_answers_mean_the_server_forgot_our_session(status, body, ours, fo
 def test_an_http_error_is_shown_short_and_printable():
     assert shown(500, b"") == "HTTP 500 with an empty body"
     assert shown(502, b"bad\x1b[2J\n   gateway\xff") == "HTTP 502: bad\\x1b[2J gateway\ufffd"
-    assert shown(500, b"x" * 500) == "HTTP 500: " + "x" * 200 + "..."
+    assert shown(500, b"x" * 500) == "HTTP 500: " + "x" * 200 + "... (cut: 500 characters)"

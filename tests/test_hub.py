@@ -273,16 +273,16 @@ def test_session_watch_expires_only_on_a_404_to_our_own_session():
 
 
 def test_reinitialize_is_asked_once_per_expired_generation():
-    # Mutation caught: _reinitialize without its generation check. A caller whose session
+    # Mutation caught: renew without its generation check. A caller whose session
     # was already replaced by another caller's re-initialize must not tear down the new one.
     from harness.connection import MCPConnection
 
     async def main():
         conn = MCPConnection(ServerSpec("docs", "http", url="http://127.0.0.1:1/mcp"), tap=None, auth=None,
                              timeouts=Timeouts(), transcript=None, session_options={})
-        conn.state, conn._generation = State.CONNECTED, 2  # generation 1 expired; another caller already re-initialized
+        conn.state, conn.generation = State.CONNECTED, 2  # generation 1 expired; another caller already re-initialized
         with anyio.fail_after(STEP):
-            await conn._reinitialize(1, "search")
+            await conn.renew(1)
         assert not conn._wake.is_set(), "the fresh session was torn down by a caller of the old generation"
 
     run(main)

@@ -59,7 +59,7 @@ def deploy_config(*flags: str) -> config.ServerConfig:
 
 
 def pid(conn) -> int:
-    return conn._context.child[0].pid
+    return conn.context.process.popen.pid
 
 
 async def trigger(client) -> ToolResult:

@@ -54,9 +54,11 @@ OFF = (State.DISABLED, State.BLOCKED)  # states the config or a policy chose: ne
 # cores) 3 took 1.8x as long as all 20 at once, and 8 was 0.84x of a plain asyncio.gather of
 # SDK sessions (bench/run.py, sections connect and cli). 8 stays near the floor idle and
 # keeps its share busy. A remote server's connect is mostly waiting on the network: 20.
+# lesson: s28
 LIMITS: Mapping[str, int] = MappingProxyType({"local": 8, "remote": 20})
 
 
+# lesson: s20
 @dataclass(frozen=True)
 class Entry:
     """One server as the hub holds it. Replaced, never changed, on every transition."""
@@ -93,6 +95,7 @@ def offered(entry: Entry) -> bool:
     return entry.client is not None and (entry.state in LIVE or entry.state is State.PENDING)
 
 
+# lesson: s20
 class _Live(Mapping[str, Client]):
     """``hub.clients``: the clients of the servers whose tools are offered, read afresh on every access."""
 
@@ -135,6 +138,7 @@ class Hub:
 
     # -- the map: only these methods write it --
 
+    # lesson: s20, s27
     def add(self, name: str, connector: Connector, spec: ServerSpec | None = None, *,
             state: State = State.PENDING, error: HarnessError | None = None) -> Entry:
         """Make a server known; nothing is started yet.
@@ -147,6 +151,7 @@ class Hub:
             raise HarnessError(f"server '{name}': already added")
         return self._set(Entry(name, state, connector, spec, error=error), str(error) if error else "added")
 
+    # lesson: s20
     async def connect(self, name: str) -> Entry:
         """Connect a known server. Returns its entry: connected, needs-auth, or failed (never raises for the server).
 
@@ -183,6 +188,7 @@ class Hub:
             self._turn = anyio.Event()
             self._connecting.pop(name).set()
 
+    # lesson: s28
     async def connect_all(self, names: Iterable[str] | None = None, *, limits: Mapping[str, int] = LIMITS) -> list[Entry]:
         """Connect several servers (default: every pending one), at most ``limits[kind]`` of a kind opening at once.
 
@@ -234,6 +240,7 @@ class Hub:
             return self._set(replace(entry, state=State.FAILED, client=None, error=opened), str(opened))
         return await self._join(entry, opened)
 
+    # lesson: s28
     async def reconnect(self, name: str) -> Entry:
         """Connect again now, by hand (a user's "reconnect", or the next use of a failed server).
 
@@ -252,6 +259,7 @@ class Hub:
             self._set(replace(self._entries[name], state=State.PENDING), "reconnecting: asked to")
         return await self.connect(name)
 
+    # lesson: s29
     async def remove(self, name: str, reason: str = "removed") -> None:
         """Stop a server and forget it (s29: gone from the config). Its last change is ``closed``."""
         entry = self._entries[name]
@@ -261,6 +269,7 @@ class Hub:
         if entry.client is not None:
             await _close(entry.client)
 
+    # lesson: s29
     async def replace(self, name: str, connector: Connector, spec: ServerSpec | None = None, *,
                       state: State = State.PENDING, error: HarnessError | None = None, reason: str = "replaced") -> Entry:
         """Stop a server and start over with a new connector and spec (s29: its config changed).
@@ -275,6 +284,7 @@ class Hub:
             await _close(old.client)
         return self._set(Entry(name, state, connector, spec, error=error), str(error) if error else "started again")
 
+    # lesson: s26
     async def promote(self, name: str, client: Client) -> Entry:
         """A ``needs-auth`` server signed in: its real client replaces the stand-in."""
         return await self._join(self._entries[name], client)
@@ -308,6 +318,7 @@ class Hub:
 
     # -- internals --
 
+    # lesson: s21
     async def _join(self, entry: Entry, client: Client) -> Entry:
         if self._accept is not None:
             try:

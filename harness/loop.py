@@ -62,6 +62,7 @@ def _as_text(content: Any) -> str:
     return content if isinstance(content, str) else ToolResult(tuple(content)).text()
 
 
+# lesson: s31, s32
 @dataclass(frozen=True)
 class Policy:
     """The hooks around each call. Every default lets the call through untouched."""
@@ -160,6 +161,7 @@ async def _execute(call: ToolCall, tool: Tool | None, policy: Policy) -> ToolRes
     return await policy.after_result(call, tool, result)
 
 
+# lesson: s32
 def _finish(call: ToolCall, result: ToolResult, transcript: Transcript, policy: Policy) -> dict[str, Any]:
     content = policy.render(result)
     shown = policy.show(content)

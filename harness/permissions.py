@@ -8,12 +8,17 @@ Every call passes the loop's before-call hook (``Permissions.before_call``), whi
     2. ask rules           the same syntax; an ask rule asks every time ("always" is not offered)
     3. allow rules         the same syntax
     4. "always" answers    given this session; kept in memory, never written to a file
-    5. autoApprove         the server's list in a Cline settings file (tool names as the server gives them)
+    5. autoApprove         the server's list in a Cline settings file (tool names as the server gives them;
+                           ``auto_approve`` reads it from the config's entries)
     6. annotations         readOnlyHint: allow. Anything else, destructive or unmarked: ask.
 
 Deny beats ask, ask beats allow. A tool a deny rule names is also left out of the pool
 (``visible``), as Claude Code does, so the model is not offered what it may never use; a
 call to it anyway is denied all the same.
+
+Every decision is a transcript line: ``ok`` allowed without asking (and by what: a rule,
+"always", autoApprove, a built-in, the read-only claim), ``??`` asked (and the answer),
+``!!`` denied by a rule.
 
 **Asking** goes through a ``Prompter``: a real y/n/always question on a terminal
 (``TerminalPrompter``), the scenario's ``answers`` in lessons and tests
@@ -98,6 +103,24 @@ def matches(rule: str, name: str) -> bool:
     return False
 
 
+def auto_approve(servers: Iterable[Any]) -> dict[str, tuple[str, ...]]:
+    """Cline's ``autoApprove`` of each configured server (``harness.config.ServerConfig``), read from its entry as written.
+
+    The tool names as the server gives them; a server without the field approves nothing. A
+    value that is not a list of strings is a ``ConfigError`` naming the server and the field:
+    a permission is never guessed from a malformed one.
+    """
+    approved = {}
+    for server in servers:
+        names = server.raw.get("autoApprove")
+        if names is None:
+            continue
+        if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+            raise ConfigError(f"server '{server.name}': field 'autoApprove': expected a list of strings")
+        approved[server.name] = tuple(names)
+    return approved
+
+
 # --- deciding ------------------------------------------------------------------------------------
 
 
@@ -133,7 +156,7 @@ class Permissions:
         if rule := self.rules.first(ALLOW, name):
             return Decision(ALLOW, f"allow rule {rule}")
         if name in self.always:
-            return Decision(ALLOW, "allowed always, this session")
+            return Decision(ALLOW, "answered always, this session")
         if tool.source != "builtin" and tool.original in self.auto_approve.get(tool.source, ()):
             return Decision(ALLOW, f"autoApprove of server '{tool.source}'")
         if tool.source == "builtin":
@@ -164,6 +187,8 @@ class Permissions:
         if decision.verdict == DENY:
             self._record(tool, call.input, decision, "no")
             return ToolResult.failure(f"permission denied: {tool.name} ({decision.reason})")
+        if self.transcript is not None:  # allowed unasked: the line says which source allowed it
+            self.transcript.emit("allow", name=tool.name, reason=decision.reason)
         return None
 
     def _record(self, tool: Tool, arguments: Mapping[str, Any], decision: Decision, answer: str) -> None:

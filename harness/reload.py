@@ -114,7 +114,7 @@ def diff(old: Iterable[ServerConfig], new: Iterable[ServerConfig]) -> Plan:
 
 def _patches(was: ServerConfig, now: ServerConfig) -> str:
     what = []
-    if was.auto_approve != now.auto_approve:
+    if was.raw.get("autoApprove") != now.raw.get("autoApprove"):
         what.append("autoApprove")
     for name in config.TIMEOUT_NAMES:
         if getattr(was.timeouts, name) != getattr(now.timeouts, name):

@@ -246,7 +246,8 @@ class SessionOwner:
         """Transport, tapped streams, ClientSession; closed in reverse when the block ends."""
         spec = self.spec
         self._phase = "connect"
-        self.context = context = Context(self.timeouts, self.limits, auth=self._auth, errlog=self._errlog, label=self._label)
+        self.context = context = Context(self.timeouts, self.limits, auth=self._auth, errlog=self._errlog, label=self._label,
+                                         trace=self._tap.trace(spec.name) if self._tap is not None else None)
         if self._tap is not None:
             self._tap.new_session(spec.name)
         async with self._transport(spec, context) as (read, write):

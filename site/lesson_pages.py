@@ -4,17 +4,25 @@ For every folder lessons/sNN that exists, ``on_files`` adds a page lessons/sNN.m
 
 1. **Goal**: the first line of code.py's docstring, and the first sentence of its *New here*;
 2. the lesson's README.md, read at build time (nothing is copied into site/docs/), with
-   each exercise followed by its folded solution from exercises/sNN/ (sitegen/solutions.py);
+   each quoted block of output captioned with the pinned file and lines it is from (a
+   quote the pinned run does not print fails the build: sitegen/quotes.py), and each
+   exercise followed by its folded solution from exercises/sNN/ (sitegen/solutions.py);
 3. **Step through the run**: the viewer (assets/viewer.js) with the lesson's pinned
-   transcripts and frames embedded (sitegen/viewer.py);
+   transcripts and frames embedded (sitegen/viewer.py); then **Check what you saw**, the
+   quiz from lessons/sNN/quiz.yaml, each answer folded with the pinned line that proves it
+   (sitegen/quiz.py; a proof the pinned run does not print fails the build);
 4. **Code**, in tabs: code.py; every module the docstring names on its ``New module:``
-   line, whole; for a mechanism added to a module an earlier lesson introduced, the
-   symbols that carry it (``MECHANISMS`` below); the diff from the previous lesson's
+   line and every harness module whose docstring says ``Introduced by sNN``, whole; for a
+   mechanism added to a module an earlier lesson introduced, the symbols marked
+   ``# lesson: sNN`` in the harness (sitegen/code.py, ``Mechanisms``: found in the code,
+   so code moved between modules needs no edit here); the diff from the previous lesson's
    code.py with docstrings folded to their first line (the docstring diff folded below
    it); scenario.yaml and every other file of the lesson folder;
 5. **Pinned run**: every tests/snapshots/sNN/*.transcript and *.frames, default first.
 
-``on_config`` builds the nav: Home, Start here, the lessons found, the appendix. The
+``on_config`` builds the nav: Home, Start here, the lessons found, the appendix, the
+glossary. On a lesson page the first use of each glossary term links to its definition
+(sitegen/glossary.py reads the terms from docs/glossary.md). The
 ``<!-- lessons -->`` marker in docs/index.md becomes a table of the lessons found and of
 the ones ``PLANNED`` that have no folder yet, so a new lesson folder shows up in the nav
 and on the home page without editing anything in site/. Hand-written pages may hold
@@ -28,8 +36,9 @@ Link rule for lesson READMEs, which is what makes --strict pass:
   Only inline links ``[text](target)`` are rewritten, not reference-style definitions.
   Use mermaid fences instead of image files (assets/course.js draws them).
 
-A reference that went stale (a symbol in ``MECHANISMS`` renamed, an excerpt's pattern
-gone) is logged as a warning, so ``mkdocs build --strict`` fails and names it.
+A reference that cannot be resolved (a ``# lesson:`` marker on no definition, a written
+lesson with no mechanism found, an excerpt's pattern or symbol gone) fails the build with
+an error naming it, strict or not, ``-q`` or not.
 
 Not handled: lesson folders not named sNN.
 """
@@ -38,24 +47,24 @@ from __future__ import annotations
 
 import ast
 import json
-import logging
 import posixpath
 import re
 import sys
 from pathlib import Path
 
+from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # sitegen/, beside this file
 
 from sitegen import code as codeview  # noqa: E402
-from sitegen import excerpts, solutions, viewer  # noqa: E402
+from sitegen import excerpts, glossary, quiz, quotes, solutions, viewer  # noqa: E402
 from sitegen.render import admonition, details, fence, note, tabs  # noqa: E402
 
-log = logging.getLogger("mkdocs.hooks.lesson_pages")
 REPO = Path(__file__).resolve().parent.parent
 LESSONS = REPO / "lessons"
 SNAPSHOTS = REPO / "tests" / "snapshots"
+DOCS = Path(__file__).resolve().parent / "docs"
 # [text](target "title") or ![alt](target); the target is group 2.
 INLINE_LINK = re.compile(r"(!?\[[^\]]*\])\(\s*<?([^)\s>]+)>?((?:\s+\"[^\"]*\")?\s*)\)")
 LESSON_LINK = re.compile(r"^lessons/(s\d\d)(?:/README\.md|/)?$")
@@ -67,24 +76,6 @@ PLANNED = {
     "s34": "the current protocol: 2026-07-28 (server/discover, no sessions) beside the handshake era, per server",
     "s35": "capstone: the hub in one loop against a real config, third-party servers included",
 }
-
-# A mechanism a lesson adds to a module an earlier lesson introduced: the symbols that carry it.
-MECHANISMS: dict[str, list[tuple[str, list[str]]]] = {
-    "s20": [("harness/hub.py", ["Entry", "Hub.add", "Hub.connect", "Hub.clients"])],
-    "s21": [("harness/hub.py", ["Hub._join"])],
-    "s23": [("harness/transports/__init__.py", ["Context", "register", "lookup"])],
-    "s25": [("harness/connection.py", ["_Expired", "MCPConnection.call_tool", "MCPConnection._reinitialize"])],
-    "s26": [("harness/hub.py", ["Hub.promote"])],
-    "s27": [("harness/hub.py", ["Hub.add"])],
-    "s28": [("harness/hub.py", ["LIMITS", "Hub.connect_all", "Hub.reconnect"]),
-            ("harness/connection.py", ["MCPConnection.reconnect"])],
-    "s29": [("harness/hub.py", ["Hub.remove", "Hub.replace"]), ("harness/config.py", ["entry"])],
-    "s30": [("harness/connection.py", ["MCPConnection._offers", "MCPConnection._refresher",
-                                       "MCPConnection._list_changed", "MCPConnection._on_log"])],
-    "s31": [("harness/loop.py", ["Policy"])],
-    "s32": [("harness/loop.py", ["Policy", "_finish"])],
-}
-
 
 def lessons() -> list[str]:
     """Names of the lesson folders that exist, in lesson order."""
@@ -152,32 +143,31 @@ def rewrite_links(readme: str, name: str, existing: set[str], own: set[str]) -> 
 
 
 def other_files(name: str) -> list[Path]:
-    """The lesson folder's files besides README.md, code.py and scenario.yaml (configs, other scenarios)."""
+    """The lesson folder's files besides README.md, code.py, scenario.yaml and quiz.yaml (configs, other scenarios)."""
     folder = LESSONS / name
-    skip = {"README.md", "code.py", "scenario.yaml"}
+    skip = {"README.md", "code.py", "scenario.yaml", "quiz.yaml"}
     return sorted(p for p in folder.rglob("*") if p.is_file() and p.name not in skip
                   and "__pycache__" not in p.parts and p.suffix not in {".pyc"})
 
 
-def mechanism_tab(name: str) -> tuple[str, str] | None:
-    """The symbols that carry this lesson's mechanism in modules an earlier lesson introduced."""
+def mechanism_tab(name: str, found: codeview.Mechanisms, shown: list[str]) -> tuple[str, str] | None:
+    """The symbols marked ``# lesson: sNN`` for this lesson, in modules the page does not show whole."""
     parts = []
-    for rel, symbols in MECHANISMS.get(name, []):
-        path = REPO / rel
-        if not path.is_file():
-            log.warning(f"lesson_pages MECHANISMS[{name!r}]: no file {rel}")
+    for rel, symbol in found.symbols.get(name, []):
+        if rel in shown:
             continue
-        try:
-            found = codeview.excerpt(path, symbols)
-        except codeview.Missing as exc:
-            log.warning(f"lesson_pages MECHANISMS[{name!r}]: {rel}: {exc}")
-            continue
-        for symbol, first, last, text in found:
+        for symbol, first, last, text in codeview.excerpt(REPO / rel, [symbol]):
             parts.append(f"`{rel}`, `{symbol}` (lines {first}-{last}):\n\n" + fence(text, "python"))
     if not parts:
         return None
-    intro = "What this lesson adds to modules an earlier lesson introduced, symbol by symbol:"
+    intro = ("What this lesson adds to modules an earlier lesson introduced, symbol by symbol "
+             "(each marked `# lesson: " + name + "` in the code):")
     return "changed in existing modules", intro + "\n\n" + "\n\n".join(parts)
+
+
+def modules_of(name: str, code: str | None, found: codeview.Mechanisms) -> list[str]:
+    """The modules this lesson introduced: named on code.py's ``New module:`` line, or saying so in their docstring."""
+    return list(dict.fromkeys(codeview.new_modules(code, REPO) + found.modules.get(name, [])))
 
 
 def diff_tab(name: str, previous: str, code: str) -> tuple[str, str]:
@@ -197,11 +187,11 @@ def diff_tab(name: str, previous: str, code: str) -> tuple[str, str]:
     return f"diff from {previous}", "\n\n".join(body)
 
 
-def code_section(name: str, previous: str | None, code: str, modules: list[str]) -> str:
+def code_section(name: str, previous: str | None, code: str, modules: list[str], found: codeview.Mechanisms) -> str:
     items = [("code.py", fence(code, "python"))]
     for module in modules:
         items.append((module.removeprefix("harness/"), f"The new module `{module}`, whole:\n\n" + fence(read(REPO / module) or "", "python")))
-    mechanism = mechanism_tab(name)
+    mechanism = mechanism_tab(name, found, modules)
     if mechanism:
         items.append(mechanism)
     if previous:
@@ -231,15 +221,17 @@ def run_section(name: str) -> str:
     return "\n\n".join(parts)
 
 
-def lesson_page(name: str, previous: str | None, existing: set[str]) -> str:
+def lesson_page(name: str, previous: str | None, existing: set[str], found: codeview.Mechanisms) -> str:
     folder = LESSONS / name
     code = read(folder / "code.py")
-    modules = codeview.new_modules(code, REPO)
+    modules = modules_of(name, code, found)
     readme = read(folder / "README.md")
     parts = [f"---\ntitle: {json.dumps(title_of(name))}\n---\n"]
     if readme is None:
         parts += [f"# {name}", note(f"`lessons/{name}/README.md` is not written yet.")]
     else:
+        readme = glossary.link(readme, "../glossary.md", glossary.terms(DOCS / "glossary.md"))
+        readme = quotes.captioned(readme, name, REPO)
         readme = solutions.with_solutions(readme, name, REPO)
         readme = rewrite_links(readme, name, existing, set(modules))
         heading = re.search(r"^# .*$", readme, re.MULTILINE)
@@ -257,23 +249,28 @@ def lesson_page(name: str, previous: str | None, existing: set[str]) -> str:
                      "JSON-RPC frames up to that step; click a frame to see all of it. The arrow keys step too.")
         parts.append(block)
 
+    questions = quiz.section(REPO, name)
+    if questions:
+        parts.append("## Check what you saw {#lesson-quiz}")
+        parts.append(questions)
+
     parts.append("## Code {#lesson-code}")
     if code is None:
         parts.append(note(f"`lessons/{name}/code.py` is not written yet."))
     else:
-        parts.append(code_section(name, previous, code, modules))
+        parts.append(code_section(name, previous, code, modules, found))
 
     parts.append("## Pinned run {#lesson-run}")
     parts.append(run_section(name))
     return "\n\n".join(parts) + "\n"
 
 
-def lesson_table(names: list[str]) -> str:
+def lesson_table(names: list[str], found: codeview.Mechanisms) -> str:
     rows = ["| lesson | what it adds | new module |", "|---|---|---|"]
     for name in sorted(set(names) | set(PLANNED)):
         if name in names:
             title = title_of(name).removeprefix(name).lstrip(":·—- ").strip() or "(no README yet)"
-            modules = codeview.new_modules(read(LESSONS / name / "code.py"), REPO)
+            modules = modules_of(name, read(LESSONS / name / "code.py"), found)
             title = title.replace("|", "\\|")
             if not written(name):
                 title += " *(being written)*"
@@ -284,32 +281,61 @@ def lesson_table(names: list[str]) -> str:
     return "\n".join(rows)
 
 
+# The course plan's end, promised by the home page: shown as planned until its lesson exists.
+ENDS = ("s35", "ends with the whole hub in one loop")
+
+
 def on_config(config):
     names = lessons()
     nav = [{"Home": "index.md"}, {"Start here": "start.md"},
            {"Lessons": [{title_of(n): f"lessons/{n}.md"} for n in names]},
-           {"Appendix": [{"Build your own server": "appendix/own-server.md"}]}]
+           {"Appendix": [{"Build your own server": "appendix/own-server.md"}]}, {"Glossary": "glossary.md"}]
     config["nav"] = nav
     return config
 
 
+def mechanisms(names: list[str]) -> codeview.Mechanisms:
+    """Every lesson's mechanism, found in the harness; a marker that resolves to nothing fails the build."""
+    found = codeview.Mechanisms.find(REPO)
+    problems = list(found.problems)
+    known = set(names) | set(PLANNED)
+    for lesson in sorted(set(found.symbols) | set(found.modules)):
+        if lesson not in known:
+            problems.append(f"the harness names {lesson} (a '# lesson:' marker or 'Introduced by'), "
+                            "which is neither a lesson folder nor planned")
+    for name in names:
+        problems += quotes.check(REPO, name)  # a README quoting output the pinned run no longer prints
+        if written(name):
+            problems += quiz.problems(REPO, name)
+        if written(name) and not modules_of(name, read(LESSONS / name / "code.py"), found) and not found.symbols.get(name):
+            problems.append(f"{name}: no mechanism found: no 'New module:' line in code.py that names a file, "
+                            f"no module saying 'Introduced by {name}', no '# lesson: {name}' marker")
+    if problems:
+        raise PluginError("lesson_pages: " + "\n  ".join(["the lessons' mechanisms, quotes and quizzes:", *problems]))
+    return found
+
+
 def on_files(files, config):
     names = lessons()
+    found = mechanisms(names)
     for index, name in enumerate(names):
         previous = next((p for p in reversed(names[:index]) if (LESSONS / p / "code.py").is_file()), None)
-        page = lesson_page(name, previous, set(names))
+        page = lesson_page(name, previous, set(names), found)
         files.append(File.generated(config, f"lessons/{name}.md", content=page))
     return files
 
 
 def on_page_markdown(markdown, page, config, files):
     if page.file.src_uri == "index.md":
-        markdown = markdown.replace("<!-- lessons -->", lesson_table(lessons()))
+        markdown = markdown.replace("<!-- lessons -->", lesson_table(lessons(), codeview.Mechanisms.find(REPO)))
+        lesson, phrase = ENDS
+        if lesson not in lessons() and phrase in markdown:
+            markdown = markdown.replace(phrase, f"{phrase} (*planned*: [{lesson}](#lessons), not written yet)")
     if not page.file.src_uri.startswith("lessons/"):
         try:
             markdown = excerpts.expand(markdown, REPO)
         except excerpts.ExcerptError as exc:
-            log.warning(f"{page.file.src_uri}: {exc}")
+            raise PluginError(f"lesson_pages: {page.file.src_uri}: {exc}") from None
     return markdown
 
 

@@ -70,6 +70,8 @@ def test_always_is_remembered_for_the_session_but_never_for_an_ask_rule_and_out_
         assert denied.is_error and "declined mcp__notes__tidy (ask rule mcp__notes__tidy)" in denied.text()
         assert [(e["name"], e["answer"]) for e in transcript.events if e["kind"] == "ask"] == [
             ("mcp__notes__add_note", "always"), ("mcp__notes__tidy", "always"), ("mcp__notes__tidy", "no")]
+        assert [(e["name"], e["reason"]) for e in transcript.events if e["kind"] == "allow"] == [
+            ("mcp__notes__add_note", "answered always, this session")], "a call allowed unasked is a line too, with its source"
 
     anyio.run(main)
 

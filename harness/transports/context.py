@@ -31,6 +31,7 @@ class Context:
     # Set by a transport that runs the server as a process (stdio): an object with
     # ``async exit_code(within) -> int | None`` and ``stderr_tail(lines) -> list[str]``.
     process: Any = None
+    trace: Callable[[str], None] | None = None  # what the transport does, in words, when a lesson shows it (harness.wire)
 
     async def exit_code(self) -> int | None:
         """The server process's exit code, after giving it ``kill_grace`` to exit; None if there is none, or it runs on."""

@@ -25,6 +25,10 @@ Python that ask the kernel to SIGKILL it when the harness dies (``PR_SET_PDEATHS
 then ``exec`` the server itself: same pid, same process group, and every stdio server
 gets it, ours or a third party's.
 
+With ``Context.trace`` set (s23's default run), the spawn is told as a note. The stop is
+not: servers stop in parallel, and whether one exits on end of input within
+``exit_grace`` or needs the SIGTERM depends on the machine's load.
+
 Introduced by s23. Not handled here: Windows process trees; after a ``kill -9`` of the
 harness, a process the server started that ignores end of input (the death signal
 reaches the server, not its children); a set-user-ID server (exec clears the setting).
@@ -155,6 +159,9 @@ async def open_stdio(spec: ServerSpec, context: Context) -> AsyncIterator[Stream
     except OSError as exc:
         raise ServerError(f"server '{spec.name}': cannot start `{spec.where()}`: {exc.strerror}") from None
     context.process = Child(process, context.errlog)
+    if context.trace is not None:  # s23's default run: the mechanism in words (no pid: it differs every run)
+        context.trace(f"spawned `{spec.where()}` in a process group of its own; JSON-RPC lines on its stdin and stdout, "
+                      "its stderr kept in a file for error messages")
     to_session, from_server = anyio.create_memory_object_stream[SessionMessage | Exception](0)
     to_server, from_session = anyio.create_memory_object_stream[SessionMessage](0)
 

@@ -1,8 +1,8 @@
 """Page generation for the course site, used by the mkdocs hook ``site/lesson_pages.py``.
 
-    code.py        what a lesson page shows of Python files: the new modules a lesson
-                   names, excerpts of the symbols that carry a mechanism added to an
-                   existing module, and the diff from the previous lesson with docstrings folded
+    code.py        what a lesson page shows of Python files: each lesson's mechanism as the
+                   code marks it (modules "Introduced by sNN", symbols under "# lesson: sNN"),
+                   excerpts of symbols, and the diff from the previous lesson with docstrings folded
     excerpts.py    ``<!-- excerpt ... -->`` and ``<!-- source ... -->`` in hand-written pages:
                    lines of a pinned transcript or frames file, or a symbol of a source file,
                    read at build time (the start page and the appendix use them)
@@ -11,5 +11,5 @@
 
 Everything is read from the repository when the site is built; nothing is copied into
 site/docs/. A reference that no longer matches (a symbol renamed, an excerpt's pattern
-gone) is logged as a warning, which ``mkdocs build --strict`` turns into a failed build.
+gone) fails the build with an error that names it.
 """

@@ -2,10 +2,17 @@
 
 - ``new_modules(code)``: every ``harness/...py`` path on the ``New module:`` line of a
   lesson's code.py docstring (s23 names three), in the order given, if the file exists.
+- ``Mechanisms.find(repo)``: what each lesson added to the harness, found in the code
+  itself, so a module split or a symbol moved to another file needs no edit here:
+  - a module whose docstring says ``Introduced by sNN`` is sNN's, shown whole;
+  - a definition (function, class, method, assignment) with a ``# lesson: sNN`` comment
+    right above it (among the comments and decorators above it; ``# lesson: s28, s29``
+    for two) carries sNN's mechanism in a module an earlier lesson introduced.
+  A ``# lesson:`` comment with no definition under it is a problem, and so is a marker
+  inside a function; the build fails on either.
 - ``excerpt(path, symbols)``: the source of named symbols of a module (``Hub.add``,
-  ``LIMITS``, ``_Expired``), each with the line numbers it has in the file. Used for a
-  mechanism a lesson adds to a module an earlier lesson introduced (``MECHANISMS`` in
-  lesson_pages.py says which). A symbol that is not there raises ``Missing``.
+  ``LIMITS``, ``_Expired``), each with the line numbers it has in the file. A symbol
+  that is not there raises ``Missing``.
 - ``folded_diff(old, new)``: the unified diff of two code.py files after every docstring
   is folded to its first line, so a diff opens with the code that changed, not with
   prose; ``docstring_diff`` is the rest, shown apart.
@@ -24,6 +31,11 @@ HARNESS_PATH = re.compile(r"\bharness/[A-Za-z0-9_/]+\.py\b")
 NEW_MODULE_LINE = re.compile(r"^New modules?:(.*)$", re.MULTILINE)
 
 
+INTRODUCED = re.compile(r"\bIntroduced by (s\d\d)\b")
+LESSON_MARK = re.compile(r"^\s*#\s*lesson:\s*(.*?)\s*$")
+LESSON_NAME = re.compile(r"^s\d\d$")
+
+
 class Missing(Exception):
     """A symbol a page wants to show is not in the file (renamed or removed)."""
 
@@ -35,6 +47,50 @@ def new_modules(code: str | None, repo: Path) -> list[str]:
         return []
     paths = dict.fromkeys(HARNESS_PATH.findall(match.group(1)))
     return [p for p in paths if (repo / p).is_file()]
+
+
+class Mechanisms:
+    """What each lesson added to the harness: whole modules and marked symbols, by lesson."""
+
+    def __init__(self) -> None:
+        self.modules: dict[str, list[str]] = {}  # lesson -> repo-relative module paths
+        self.symbols: dict[str, list[tuple[str, str]]] = {}  # lesson -> (path, dotted symbol)
+        self.problems: list[str] = []
+
+    @classmethod
+    def find(cls, repo: Path, package: str = "harness") -> "Mechanisms":
+        found = cls()
+        for path in sorted((repo / package).rglob("*.py")):
+            found._read(path, path.relative_to(repo).as_posix())
+        return found
+
+    def _read(self, path: Path, rel: str) -> None:
+        text = path.read_text(encoding="utf-8")
+        try:
+            tree = ast.parse(text)
+        except SyntaxError as exc:
+            self.problems.append(f"{rel}: does not parse: {exc.msg}")
+            return
+        intro = INTRODUCED.search(ast.get_docstring(tree) or "")
+        if intro:
+            self.modules.setdefault(intro.group(1), []).append(rel)
+        lines = text.splitlines()
+        marks = {i + 1: m.group(1) for i, line in enumerate(lines) if (m := LESSON_MARK.match(line))}
+        used: set[int] = set()
+        for symbol, node in _definitions(tree).items():
+            line = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))]) - 1
+            while line >= 1 and lines[line - 1].strip().startswith("#"):
+                if line in marks:
+                    used.add(line)
+                    for lesson in re.split(r"[\s,]+", marks[line]):
+                        if not LESSON_NAME.match(lesson):
+                            self.problems.append(f"{rel}:{line}: '# lesson: {marks[line]}': {lesson!r} is not a lesson name (sNN)")
+                        else:
+                            self.symbols.setdefault(lesson, []).append((rel, symbol))
+                line -= 1
+        for line in sorted(set(marks) - used):
+            self.problems.append(f"{rel}:{line}: '# lesson: {marks[line]}' is not right above a definition "
+                                 "(module or class level) of this file")
 
 
 def _definitions(tree: ast.Module) -> dict[str, ast.AST]:

@@ -7,6 +7,7 @@ Two HTML comments in a page under site/docs/ are replaced when the site is built
     <!-- excerpt: s22/default.transcript /^system\\| Connected/ to /^pool:/ -->  up to the line matching the end
     <!-- excerpt: s23/default.frames /"method": "initialize"/ 2 as wire -->    frames, printed as --wire prints them
     <!-- excerpt: lessons/s19/scenario.yaml /^prompt:/ 7 -->        any file of the repository
+    <!-- excerpt: README.md /^# 1\./ to /pytest$/ as sh -->         highlighted as a language named
     <!-- source: mock_servers/docs.py -->                           a whole source file
     <!-- source: mock_servers/serve.py build main -->               named symbols of it
 
@@ -27,7 +28,7 @@ from sitegen.code import Missing, excerpt
 from sitegen.render import fence
 
 EXCERPT = re.compile(r"<!--\s*excerpt:\s*(?P<file>\S+)\s+/(?P<start>.+?)/(?:\s+(?P<count>\d+)|\s+to\s+/(?P<end>.+?)/)?"
-                     r"(?P<wire>\s+as\s+wire)?\s*-->")
+                     r"(?:\s+as\s+(?P<lang>[a-z]+))?\s*-->")
 SOURCE = re.compile(r"<!--\s*source:\s*(?P<file>\S+)(?P<symbols>(?:\s+[A-Za-z_][\w.]*)*)\s*-->")
 
 
@@ -74,10 +75,12 @@ def expand(markdown: str, repo: Path) -> str:
 
     def one_excerpt(match: re.Match) -> str:
         rel, lines, first = lines_of(repo, match["file"], match["start"], int(match["count"]) if match["count"] else None, match["end"])
-        wire = bool(match["wire"])
+        wire = match["lang"] == "wire"
         text = "\n".join(_wire(line) for line in lines) if wire else "\n".join(lines)
         lang = "text" if wire or rel.endswith((".transcript", ".frames")) else Path(rel).suffix.lstrip(".") or "text"
         lang = {"py": "python", "yml": "yaml", "frames": "json"}.get(lang, lang)
+        if match["lang"] and not wire:
+            lang = match["lang"]
         note = ", printed as <code>--wire</code> prints them" if wire else ""
         return caption(rel, first, len(lines), note) + "\n\n" + fence(text, lang)
 

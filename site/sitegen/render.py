@@ -19,8 +19,9 @@ def indent(text: str, by: int = 4) -> str:
 
 
 def tabs(items: list[tuple[str, str]]) -> str:
-    """pymdownx.tabbed markup."""
-    return "\n\n".join(f'=== "{title}"\n\n' + indent(body) for title, body in items)
+    """pymdownx.tabbed markup. A title is markdown, so ``__init__.py`` would turn bold: it is escaped."""
+    escaped = [(re.sub(r"([_*`])", r"\\\1", title), body) for title, body in items]
+    return "\n\n".join(f'=== "{title}"\n\n' + indent(body) for title, body in escaped)
 
 
 def details(kind: str, title: str, body: str, open_: bool = False) -> str:

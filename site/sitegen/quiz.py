@@ -1,0 +1,111 @@
+"""Each lesson's quiz: questions about what its pinned run showed, from ``lessons/sNN/quiz.yaml``.
+
+The file is a list of 3 to 5 questions::
+
+    - question: Which tools could the model call on its first turn?
+      answer: The three built-ins and the four MCP tools, built-ins first.
+      proof: "tools (7): read_file, write_file, list_dir, mcp__docs__search, ..."
+      case: default            # optional: the pinned case whose transcript proves it
+
+``proof`` is what settles the answer: one line of the case's pinned transcript
+(tests/snapshots/sNN/<case>.transcript), or several consecutive ones, written exactly
+(``...`` on a line of its own stands for lines left out, as in a README quote). The page
+folds each answer, with its proof and the line numbers it has in the file.
+``problems(repo, lesson)`` lists what is wrong with a quiz; tests/test_readmes.py and the
+site build fail on any.
+
+Not handled: questions about the frames (ask about the transcript line that shows them).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from sitegen import quotes
+from sitegen.render import details, fence
+
+MIN, MAX = 3, 5
+FIELDS = {"question", "answer", "proof", "case"}
+
+
+@dataclass(frozen=True)
+class Question:
+    question: str
+    answer: str
+    proof: str
+    case: str = "default"
+
+
+def path_of(repo: Path, lesson: str) -> Path:
+    return repo / "lessons" / lesson / "quiz.yaml"
+
+
+def load(repo: Path, lesson: str) -> tuple[list[Question], list[str]]:
+    """The questions, and what is wrong with the file (one line each)."""
+    path = path_of(repo, lesson)
+    rel = path.relative_to(repo).as_posix()
+    if not path.is_file():
+        return [], [f"{rel}: missing (every lesson has a quiz)"]
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as exc:
+        return [], [f"{rel}: not YAML: {str(exc).splitlines()[0]}"]
+    if not isinstance(data, list) or not MIN <= len(data) <= MAX:
+        return [], [f"{rel}: a list of {MIN} to {MAX} questions, not {type(data).__name__}"
+                    + (f" of {len(data)}" if isinstance(data, list) else "")]
+    found, problems = [], []
+    for i, item in enumerate(data, 1):
+        where = f"{rel}: question {i}"
+        if not isinstance(item, dict):
+            problems.append(f"{where}: a mapping with question, answer, proof")
+            continue
+        extra = set(item) - FIELDS
+        missing = {"question", "answer", "proof"} - set(item)
+        if extra or missing:
+            problems.append(f"{where}: " + "; ".join([*(f"field {f!r}: required" for f in sorted(missing)),
+                                                      *(f"field {f!r}: unknown" for f in sorted(extra))]))
+            continue
+        if not all(isinstance(item[f], str) and item[f].strip() for f in item):
+            problems.append(f"{where}: every field is a non-empty string")
+            continue
+        found.append(Question(item["question"].strip(), item["answer"].strip(), item["proof"].rstrip("\n"),
+                              item.get("case", "default")))
+    return found, problems
+
+
+def _located(repo: Path, lesson: str, q: Question) -> quotes.Found | None:
+    quote = quotes.Quote(lesson, 0, q.proof, f"{lesson}/{q.case}.transcript", True)
+    return quotes.locate(quote, quotes.files_for(repo, quote))
+
+
+def problems(repo: Path, lesson: str) -> list[str]:
+    questions, found = load(repo, lesson)
+    rel = path_of(repo, lesson).relative_to(repo).as_posix()
+    for i, q in enumerate(questions, 1):
+        if not (repo / "tests" / "snapshots" / lesson / f"{q.case}.transcript").is_file():
+            found.append(f"{rel}: question {i}: no pinned case {q.case!r} (tests/snapshots/{lesson}/{q.case}.transcript)")
+        elif _located(repo, lesson, q) is None:
+            first = q.proof.split("\n")[0]
+            found.append(f"{rel}: question {i}: proof not in tests/snapshots/{lesson}/{q.case}.transcript: {first!r}")
+    return found
+
+
+def section(repo: Path, lesson: str) -> str | None:
+    """The quiz's markdown for the lesson page, or None if the lesson has no quiz file."""
+    questions, _ = load(repo, lesson)
+    if not questions:
+        return None
+    parts = ["Questions about the pinned run above. Try each before you unfold it: the answer comes "
+             "with the line of the run that proves it."]
+    for i, q in enumerate(questions, 1):
+        found = _located(repo, lesson, q)
+        where = "" if found is None else (f", line {found.first}" if found.first == found.last
+                                          else f", lines {found.first}-{found.last}")
+        proof = (f"The proof, from `tests/snapshots/{lesson}/{q.case}.transcript`{where}:\n{{: .mcp-source }}\n\n"
+                 + fence(q.proof, "text"))
+        title = f"{i}. {q.question}".replace('"', "&quot;")
+        parts.append(details("question", title, q.answer + "\n\n" + proof))
+    return "\n\n".join(parts)

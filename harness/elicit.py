@@ -47,7 +47,7 @@ import mcp_types as types
 from mcp.shared.exceptions import MCPError
 
 from harness.client import Rooted
-from harness.connection import Call, Mechanism, Send
+from harness.hooks import Call, Mechanism, Send
 from harness.errors import ToolError
 from harness.guard import printable
 from harness.transcript import Transcript

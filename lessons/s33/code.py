@@ -31,7 +31,7 @@ Run: python lessons/s33/code.py            (offline: scripted model and answers)
 import sys
 from pathlib import Path
 
-from harness import config, elicit, lesson, wire
+from harness import config, lesson, wire
 
 BASE = "You are a coding agent. Use the tools to answer; be brief."
 SETTINGS = Path(__file__).resolve().parent / "cline_mcp_settings.json"
@@ -39,6 +39,7 @@ MOVE_BEFORE_TURN = 6  # the user switches the workspace to project/ before the m
 
 
 async def session(run: lesson.Run) -> None:
+    from harness import elicit
     from harness.connection import classic_handshake, discover_handshake
     from harness.stack import Stack  # the SDK: after the command line is parsed
 

@@ -15,8 +15,7 @@ The media server returns one kind of result per tool:
 
 Files go to .mcp-output in the workspace, named NNN-server-tool.ext, whatever the server says.
 
-Not here: permissions (s31), whose line for each call would crowd this run (every media tool
-is read-only); the connect_mcp tool (s20), since every server comes from the settings file.
+Not here: the connect_mcp tool (s20), since every server comes from the settings file.
 Not yet: elicitation, sampling and roots (s33).
 
 New module: harness/output.py
@@ -41,7 +40,7 @@ async def session(run: lesson.Run) -> None:
     settings, nowhere = config.copied(SETTINGS, run.workspace.root)  # the lesson's file, and no other config
     with wire.recording(run.transcript, run.args) as tap:
         servers = config.load(nowhere, [settings])  # media's "maxOutputTokens" is its cap
-        async with Stack(servers, run.transcript, until="s32", without={"permissions"}, environ=environ, tap=tap,
+        async with Stack(servers, run.transcript, until="s32", environ=environ, tap=tap,
                          watch=settings, reread=lambda: config.load(nowhere, [settings]),
                          spill=run.workspace.root / ".mcp-output", spill_shown_as=".mcp-output") as stack:
             await stack.connect_all()

@@ -208,14 +208,9 @@ class Asker:
             return self.script.next_answer()
         if self._in is None:
             return None
-        import anyio
+        from harness.signals import ask_line
 
-        def read() -> str:
-            self._out.write(question + ": ")
-            self._out.flush()
-            return self._in.readline().strip()
-
-        line = await anyio.to_thread.run_sync(read)
+        line = (await ask_line(self._in, self._out, question + ": ")).strip()
         if line.startswith("{"):
             try:
                 return {"form": json.loads(line)}

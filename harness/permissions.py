@@ -237,17 +237,11 @@ class TerminalPrompter:
         self._in, self._out = ask_in or sys.stdin, ask_out or sys.stderr
 
     async def ask(self, tool: Tool, arguments: Mapping[str, Any], decision: Decision) -> str:
-        import anyio
+        from harness.signals import ask_line
 
         choices = "[y]es, [n]o" + (", [a]lways" if decision.may_remember else "")
         question = f"allow {tool.name} {json.dumps(dict(arguments), ensure_ascii=False)[:200]}? ({decision.reason}) {choices}: "
-
-        def read() -> str:
-            self._out.write(question)
-            self._out.flush()
-            return self._in.readline()
-
-        reply = (await anyio.to_thread.run_sync(read)).strip().lower()
+        reply = (await ask_line(self._in, self._out, question)).strip().lower()
         if reply in ("y", "yes"):
             return "yes"
         if decision.may_remember and reply in ("a", "always"):

@@ -27,12 +27,23 @@ the real modules and the current folder back.
 The site reads ``solution.py`` without importing it (``Solution.read`` uses ``ast``), so
 building the site never runs a solution; ``tests/test_exercises.py`` runs them all.
 
+**Your own answer** (``--mine``): ``python exercises/runner.py s31/1 --mine my/settings.json``
+runs exercise 1's check on your file instead of the solution's change. A file stands for
+the file of the solution with the same name (any name, when the solution changes or
+brings only one file): one the solution edits (``lessons/s31/settings.json``) or one it
+brings (its ``scenario.yaml``). A folder is your copy of the course: each file the solution
+edits is read from there. ``--mine`` may be given once per file. A file the solution edits
+that you do not give stays as the course has it; one it brings stays the solution's (a
+scenario that exercises your change, say). It prints ``ok`` or what the check found, and,
+where your file differs from the solution's, the difference.
+
 Not handled: solutions that need a network, a terminal, or the live model.
 """
 
 from __future__ import annotations
 
 import ast
+import dataclasses
 import difflib
 import importlib.util
 import io
@@ -71,10 +82,16 @@ class Solution:
     slow: bool
     sources: dict[str, str]  # "solve", "check": their source text
     files: tuple[Path, ...] = field(default=())  # the other files in the folder
+    replaced: dict[str, str] = field(default_factory=dict)  # path -> whole text, instead of its edits (--mine)
 
     @property
     def id(self) -> str:
         return f"{self.lesson}-{self.folder.name}"
+
+    @property
+    def key(self) -> str:
+        """How the command line names it: ``s31/1``."""
+        return f"{self.lesson}/{self.number}"
 
     @classmethod
     def read(cls, folder: Path) -> Solution:
@@ -106,6 +123,8 @@ class Solution:
     def patched_text(self, rel: str) -> tuple[str, str]:
         """The file ``rel`` as it is now, and as the solution's edits leave it."""
         before = (ROOT / rel).read_text(encoding="utf-8")
+        if rel in self.replaced:
+            return before, self.replaced[rel]
         after = before
         for old, new in self.edits.get(rel, []):
             count = after.count(old)
@@ -144,6 +163,10 @@ class Run:
     @property
     def lines(self) -> list[str]:
         return self.text.splitlines()
+
+    def lines_without(self, prefix: str) -> list[str]:
+        """The lines, less those that start with ``prefix`` (``"  ok "``: s31's decision lines, in a check that is not about them)."""
+        return [line for line in self.lines if not line.startswith(prefix)]
 
 
 class Env:
@@ -244,10 +267,130 @@ def run_solution(solution: Solution) -> Any:
     return result
 
 
+class MineError(Exception):
+    """A ``--mine`` that cannot be used as given: one line, exit code 2."""
+
+
+def find(which: str | None) -> list[Solution]:
+    """Every solution, one lesson's (``s31``) or one (``s31/1``); a ``MineError`` if none matches."""
+    lesson, _, number = (which or "").partition("/")
+    if which and not re.fullmatch(r"s\d\d(/\d+)?", which):
+        raise MineError(f"'{which}': name a lesson (s31) or an exercise (s31/1)")
+    found = [s for s in solutions(lesson or None) if not number or s.number == int(number)]
+    if not found:
+        raise MineError(f"'{which}': no such exercise solution (exercises/{lesson}/ has "
+                        f"{', '.join(s.key for s in solutions(lesson or None)) or 'none'})")
+    return found
+
+
+def _target(solution: Solution, path: Path) -> tuple[str, str]:
+    """What the learner's file ``path`` stands for: ("edit", its path in the course) or ("file", a file the solution brings)."""
+    options = [("edit", rel) for rel in solution.edits] + [("file", f.name) for f in solution.files]
+    if not options:
+        raise MineError(f"{solution.key}: its answer is a run and a few words, not a changed file: "
+                        f"python exercises/runner.py {solution.key} runs the solution")
+    if len(options) == 1:
+        return options[0]
+    named = [o for o in options if Path(o[1]).name == path.name]
+    if len(named) == 1:
+        return named[0]
+    raise MineError(f"{path}: which file is this? {solution.key}'s answer changes {', '.join(o[1] for o in options)}: "
+                    f"give your copy the same file name")
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise MineError(f"{path}: cannot read it: {getattr(exc, 'strerror', None) or exc}") from None
+
+
+@contextmanager
+def mine(solution: Solution, paths: list[Path]) -> Iterator[tuple[Solution, list[str]]]:
+    """The solution with the learner's files in place of its change, and notes on what was not given."""
+    replaced: dict[str, str] = {}
+    brought: dict[str, str] = {}
+    for path in paths:
+        if path.is_dir():  # the learner's copy of the course
+            given = {rel: _read(path / rel) for rel in solution.edits if (path / rel).is_file()}
+            if not given:
+                raise MineError(f"{path}: holds none of the files {solution.key} changes ({', '.join(solution.edits) or 'none'})")
+            replaced.update(given)
+            continue
+        if not path.is_file():
+            raise MineError(f"--mine: no such file: {path}")
+        kind, target = _target(solution, path)
+        (replaced if kind == "edit" else brought)[target] = _read(path)
+    notes = [f"{rel}: not given, so as the course has it" for rel in solution.edits if rel not in replaced]
+    notes += [f"{f.name}: not given, so the solution's" for f in solution.files if f.name not in brought]
+    for rel in solution.edits:
+        replaced.setdefault(rel, (ROOT / rel).read_text(encoding="utf-8"))
+    with tempfile.TemporaryDirectory(prefix="exercise-mine-") as tmp:
+        folder = Path(tmp) / solution.folder.name
+        shutil.copytree(solution.folder, folder, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+        for name, text in brought.items():
+            (folder / name).write_text(text, encoding="utf-8")
+        yours = dataclasses.replace(solution, folder=folder, replaced=replaced,
+                                    files=tuple(folder / f.name for f in solution.files))
+        yield yours, notes
+
+
+def differences(solution: Solution, yours: Solution, lines: int = 30) -> str:
+    """Where the learner's files differ from the solution's (a unified diff, cut at ``lines``)."""
+    pairs = [(rel, solution.patched_text(rel)[1], yours.replaced[rel]) for rel in solution.edits]
+    pairs += [(f.name, f.read_text(encoding="utf-8"), (yours.folder / f.name).read_text(encoding="utf-8")) for f in solution.files]
+    out: list[str] = []
+    for name, theirs, mine_ in pairs:
+        if theirs != mine_:
+            out += difflib.unified_diff(theirs.splitlines(), mine_.splitlines(), f"solution: {name}", f"yours: {name}", n=1, lineterm="")
+    return "\n".join(out[:lines] + ([f"... ({len(out) - lines} more lines)"] if len(out) > lines else []))
+
+
+def _failure(exc: BaseException, lines: int = 40) -> str:
+    text = f"{type(exc).__name__}: {exc}".strip().splitlines()
+    return "\n".join(text[:lines] + ([f"... ({len(text) - lines} more lines)"] if len(text) > lines else []))
+
+
+def check_mine(solution: Solution, paths: list[Path]) -> tuple[bool, str]:
+    """Run ``solution``'s check on the learner's files: (passed, the report to print)."""
+    with mine(solution, paths) as (yours, notes):
+        try:
+            run_solution(yours)
+            passed, report = True, f"ok    {solution.key}: your answer passes the exercise's check"
+        except Exception as exc:  # noqa: BLE001 (a report: the check's assertion, or what your change broke)
+            passed, report = False, f"FAIL  {solution.key}: the check says:\n{_indent(_failure(exc))}"
+        lines = [report] + [f"      ({note})" for note in notes]
+        if not passed and (diff := differences(solution, yours)):
+            lines += ["      where yours differs from the solution's:", _indent(diff)]
+    return passed, "\n".join(lines)
+
+
+def _indent(text: str) -> str:
+    return "\n".join("      " + line for line in text.splitlines())
+
+
 def main(argv: list[str]) -> int:
-    """python exercises/runner.py [sNN]: run every solution (of one lesson) and say how each went."""
+    """python exercises/runner.py [sNN | sNN/N] [--mine PATH]...: run the solutions, or check your own answer."""
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python exercises/runner.py", description=main.__doc__)
+    parser.add_argument("which", nargs="?", help="a lesson (s31) or one exercise (s31/1); default: every solution")
+    parser.add_argument("--mine", type=Path, action="append", metavar="PATH",
+                        help="your changed file (or scenario, or your copy of the course), checked instead of the solution's")
+    args = parser.parse_args(argv)
+    try:
+        found = find(args.which)
+        if args.mine and (len(found) != 1 or "/" not in args.which):
+            raise MineError("--mine goes with one exercise, named as sNN/N (e.g. s31/1)")
+        if args.mine:
+            passed, report = check_mine(found[0], args.mine)
+            print(report, flush=True)
+            return 0 if passed else 1
+    except MineError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     failed = 0
-    for item in solutions(argv[0] if argv else None):
+    for item in found:
         try:
             run_solution(item)
             line = f"ok    {item.id}"

@@ -3,16 +3,20 @@
     python -m harness [--config FILE]... servers [--json]
     python -m harness [--config FILE]... tools [--json]
     python -m harness [--config FILE]... call TOOL [JSON_ARGS] [--json]
-    python -m harness [--config FILE]... chat (--scenario FILE | --live [--prompt TEXT]) [--workspace DIR]
+    python -m harness [--config FILE]... chat (--scenario FILE | --live [--prompt TEXT]) [--workspace DIR] [--yes]
     python -m harness [--config FILE]... resources | read URI | prompts | prompt NAME [JSON_ARGS]
 
 It reads the config you already have (``--config FILE``, repeatable, in any of the three
 formats; with none, Claude Code's scopes from the current folder: see ``harness.config``),
-connects every enabled server at once (``Hub.connect_all``) and then:
+connects every enabled server at once, on the stack every lesson builds on
+(``harness.stack``), and then:
 
     servers   each server: scope, transport, state, and its tools or why it has none
     tools     the pool a model would get: model-facing name, server, tool, description
-    call      one tool by its model-facing name (mcp__server__tool), arguments as JSON
+    call      one tool by its model-facing name (mcp__server__tool), arguments as JSON; the
+              result is shown as the model would get it (s32): an image named with its
+              size, audio and binary data saved to files, a text over the cap cut with
+              the rest saved
     resources every resource and resource template the servers offer
     read      one resource by URI (from the server that lists it; --server to choose)
     prompts   every prompt, with its arguments
@@ -20,10 +24,24 @@ connects every enabled server at once (``Hub.connect_all``) and then:
               user message it would start a conversation with
     chat      the agent loop over those servers: the scripted model replaying a scenario
               file, or the real model (--live, needs ANTHROPIC_API_KEY) on one prompt.
-              It prints the transcript the lessons print, every state change included;
-              servers that crash are reconnected with backoff (s28); with one --config
-              file, edits to it are applied between turns (s29). File tools are offered
-              only with --workspace DIR, and only inside DIR.
+              It prints the transcript the lessons print, every state change included,
+              with every mechanism of the course on: servers that need OAuth sign in
+              through their authenticate tool (s26); servers that crash are reconnected
+              with backoff (s28); with one --config file, edits to it are applied
+              between turns (s29); the resource tools are offered while a server has
+              resources (s30); a call that is not read-only asks first (s31: on the
+              terminal, from the scenario's answers or --answer, or --yes to allow
+              all), with each server's autoApprove; results reach the model as s32
+              renders them (images as image blocks, a text over the cap spilled to a
+              file: DIR/.mcp-output with --workspace, else the output folder below);
+              and servers may ask for forms, samples and roots (s33). File tools are
+              offered only with --workspace DIR, and only inside DIR.
+
+Tokens are kept in ``--token-store DIR`` (default ``$XDG_STATE_HOME/mcp-course/tokens``).
+A sign-in opens your browser (``--sign-in browser``); ``--sign-in auto`` consents at
+once without one, which only the course's mock authorization server on 127.0.0.1 can
+answer (scripted runs). Files a result spills go to ``$XDG_STATE_HOME/mcp-course/output``
+(one folder per run) unless chat has a workspace.
 
 ``--json`` prints data instead: ``servers`` a list of ``{name, scope, transport, state,
 error, tools}``; ``tools`` a list of ``{name, server, tool, description, annotations,
@@ -34,49 +52,58 @@ contents}``; ``prompts`` a list of ``{server, name, description, arguments}``; `
 terminal shows each one's state as it changes (on stderr; never with ``--json`` or when
 stderr is not a terminal). Real URLs and paths are printed; secrets never are.
 
-Exit codes: 0 done; 1 the tool reported an error, or the server it needs is not
-connected; 2 bad usage or a config that cannot be read; 130 Ctrl-C; 143 SIGTERM. Every
+A server that did not connect (a missing ``${VAR}``, a crash) is an ``error:`` line on
+stderr for every command but ``servers`` (whose rows say it), and what did connect is
+listed all the same. Exit codes: 0 done; 1 the tool reported an error, or (``resources``,
+``read``, ``prompts``, ``prompt``) a server did not connect; 2 bad usage or a config that
+cannot be read (for those four, a server entry the config rejects, too); 130 Ctrl-C; 143
+SIGTERM. Every
 server is stopped on every exit.
 
 Introduced with s27 (the config it reads), ``chat`` with s29, resources and prompts
-with s30.
+with s30; every command builds its servers with ``harness.stack`` (the parts left out:
+``call`` and the listings ask no permission and watch no file, since the user runs
+them by hand).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
+import time
 from pathlib import Path
-from typing import Any, NoReturn, TextIO
+from typing import Any, TextIO
 
 from harness import config, echo, naming, schemas, signals
+from harness.cli_types import Parser, existing_folder, positive
 from harness.errors import ConfigError, HarnessError, ToolError, UsageError
 from harness.hub import Change, Hub
 from harness.spec import State
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:
-        self.exit(2, f"error: {message} (see --help)\n")
-
-
 def parser() -> argparse.ArgumentParser:
     title, _, rest = (__doc__ or "").strip().partition("\n")
-    top = _Parser(prog="python -m harness", description=title, epilog=rest.strip(), formatter_class=argparse.RawDescriptionHelpFormatter)
+    top = Parser(prog="python -m harness", description=title, epilog=rest.strip(), formatter_class=argparse.RawDescriptionHelpFormatter)
     top.add_argument("--config", type=Path, action="append", default=[], metavar="FILE",
                      help="an mcpServers file (repeatable; default: Claude Code's scopes from here)")
     top.add_argument("--home", type=Path, default=Path.home(), metavar="DIR", help="where ~/.claude.json is (default: your home)")
     top.add_argument("--managed", type=Path, default=config.Paths().managed, metavar="DIR",
                      help="the enterprise folder (managed-mcp.json, managed-settings.json; default: %(default)s)")
     top.add_argument("--answer", action="append", default=[], type=_answer, metavar="ANSWER",
-                     help="what to answer a server that asks (repeatable, in order): yes, no, done, decline, cancel, "
-                          "a form as JSON ('{\"form\": {...}}') or a sample ('{\"sample\": \"text\"}'); "
-                          "default: ask on the terminal, or decline")
-    top.add_argument("--root", type=_folder, metavar="DIR",
+                     help="what to answer when asked (repeatable, in order): a permission (yes, no, always) or a server's "
+                          "question (yes, no, done, decline, cancel, a form as JSON '{\"form\": {...}}', a sample "
+                          "'{\"sample\": \"text\"}'); default: ask on the terminal, else no")
+    top.add_argument("--root", type=existing_folder, metavar="DIR",
                      help="offer servers this folder as their root (roots/list); default: chat's --workspace, else no roots, "
                           "so servers keep the folders their own config names")
-    commands = top.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=_Parser)
+    top.add_argument("--token-store", type=Path, metavar="DIR",
+                     help="where OAuth tokens are kept (default: $XDG_STATE_HOME/mcp-course/tokens)")
+    top.add_argument("--sign-in", choices=("browser", "auto"), default="browser",
+                     help="how a sign-in is done: open your browser (default), or consent at once without one "
+                          "(auto: only the course's mock authorization server on 127.0.0.1 answers that)")
+    commands = top.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=Parser)
     for name, text in (("servers", "list the configured servers and their state"), ("tools", "list the tool pool a model would get")):
         sub = commands.add_parser(name, help=text, description=text)
         sub.add_argument("--json", action="store_true", help="print JSON")
@@ -101,8 +128,9 @@ def parser() -> argparse.ArgumentParser:
     how.add_argument("--live", action="store_true", help="use the real Anthropic API (needs ANTHROPIC_API_KEY)")
     chat.add_argument("--prompt", help="the user prompt (with --live; default: read from the terminal or stdin)")
     chat.add_argument("--model", help="live model name (default: $ANTHROPIC_MODEL, else the course's default)")
-    chat.add_argument("--workspace", type=_folder, metavar="DIR", help="offer the file tools, inside DIR only (default: no file tools)")
-    chat.add_argument("--max-turns", type=_positive, default=20, metavar="N", help="stop after this many model turns (default: 20)")
+    chat.add_argument("--workspace", type=existing_folder, metavar="DIR", help="offer the file tools, inside DIR only (default: no file tools)")
+    chat.add_argument("--max-turns", type=positive, default=20, metavar="N", help="stop after this many model turns (default: 20)")
+    chat.add_argument("--yes", action="store_true", help="allow every call that would be asked about, without asking (for scripted use)")
     return top
 
 
@@ -118,34 +146,9 @@ def _answer(value: str) -> Any:
     return value
 
 
-def _asking(args: argparse.Namespace, answers: list[Any], model: Any = None, transcript: Any = None) -> Any:
-    """A connector's session options: a form, a page, a sample or the roots, answered from ``answers`` or the terminal (s33)."""
-    from harness import elicit
-
-    script = elicit.Script(answers) if answers else None
-    asker = elicit.Asker(script, transcript, ask_in=sys.stdin if script is None and sys.stdin.isatty() else None)
-    sampler = elicit.Sampler(model or _NoModel(), asker, script if model is None else None)
-    folder = args.root or getattr(args, "workspace", None)
-    roots = elicit.Roots(folder) if folder is not None else None  # no folder: no roots capability at all
-    return lambda name: elicit.callbacks(name, asker=asker, sampler=sampler, roots=roots)
-
-
 class _NoModel:
     async def reply(self, system: str, messages: Any, tools: Any) -> Any:
         raise PermissionError("no model to sample with: give the sample with --answer '{\"sample\": \"...\"}'")
-
-
-def _folder(value: str) -> Path:
-    path = Path(value)
-    if not path.is_dir():
-        raise argparse.ArgumentTypeError(f"'{value}' is not a folder")
-    return path
-
-
-def _positive(value: str) -> int:
-    if not value.isdigit() or int(value) < 1:
-        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, got '{value}'")
-    return int(value)
 
 
 def main(argv: list[str] | None = None, out: TextIO | None = None, err: TextIO | None = None) -> int:
@@ -184,10 +187,9 @@ def _arguments(args: argparse.Namespace) -> dict[str, Any]:
 
 
 async def _run(args: argparse.Namespace, servers: list[config.ServerConfig], arguments: dict[str, Any], out: TextIO, err: TextIO) -> int:
-    from harness.connection import Connections  # the SDK: only once there is something to connect
+    from harness.stack import Stack  # the SDK: only once there is something to connect
 
     progress = _progress(err) if not args.json and err.isatty() else None
-    asking = _asking(args, args.answer)
     shown = not args.json and err.isatty()  # progress is for a person at a terminal; warnings always go to stderr
 
     def warn(text: str) -> None:
@@ -197,17 +199,93 @@ async def _run(args: argparse.Namespace, servers: list[config.ServerConfig], arg
         err.write(f"progress: {text}\n")
         err.flush()
 
-    async with Connections(warn=warn, progress=progressed if shown else None) as conns, Hub(accept=naming.checker(lambda text: None, lambda text: None), on_change=progress) as hub:
-        config.add_to(hub, servers, lambda server: config.connector(server, conns, **asking(server.name)))
-        await hub.connect_all()
+    # The user runs these by hand: nothing to ask permission for, no file to watch.
+    async with Stack(servers, without={"permissions", "reload"}, on_change=progress, warn=warn, progress=progressed if shown else None,
+                     **_stack_options(args, args.answer)) as stack:
+        hub = stack.hub
+        await stack.connect_all()
         if args.command == "servers":
             return _servers(config.rows(hub, servers), args.json, out)
+        failed = _failures(hub, err)  # said first: a listing of what did connect follows, and the exit code says it
         if args.command in ("resources", "read", "prompts", "prompt"):
-            return await _offers(hub, args, arguments, out)
+            return max(failed, await _offers(hub, args, arguments, out))
         names = naming.assign(naming.pairs(hub.clients.values()))
         if args.command == "tools":
-            return _tools(hub, names, args.json, out)
-        return await _call(hub, names, args.tool, arguments, args.json, out)
+            return _tools(hub, names, args.json, out)  # the failures are said; `tools` still lists what connected
+        return await _call(stack, names, args.tool, arguments, args.json, out)  # the call's own outcome
+
+
+def _stack_options(args: argparse.Namespace, answers: list[Any], model: Any = None, transcript: Any = None) -> dict[str, Any]:
+    """What every command's stack gets from the command line: sign-in, spill folder, and what servers may ask."""
+    from harness import auth, elicit
+    from harness.tools import state_dir
+
+    script = elicit.Script(answers) if answers else None
+    asker = elicit.Asker(script, transcript, ask_in=sys.stdin if script is None and sys.stdin.isatty() else None)
+    workspace = vars(args).get("workspace")  # chat's
+    folder = args.root or workspace
+    return {
+        "token_store": args.token_store or auth.default_store(),
+        "browser": auth.auto_browser if args.sign_in == "auto" else _desktop_browser,
+        "asker": asker,
+        "sampler": elicit.Sampler(model or _NoModel(), asker, script if model is None else None),
+        "roots": elicit.Roots(folder) if folder is not None else None,  # no folder: no roots capability at all
+        "spill": workspace / ".mcp-output" if workspace else state_dir() / "output" / f"{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}",
+        "spill_shown_as": ".mcp-output" if workspace else "",
+        "prompter": _prompter(args, script),
+    }
+
+
+async def _desktop_browser(url: str) -> None:
+    """--sign-in browser: the authorization page in the desktop's browser; the loopback callback gets the answer."""
+    import webbrowser
+
+    import anyio
+
+    await anyio.to_thread.run_sync(webbrowser.open, url)
+
+
+def _prompter(args: argparse.Namespace, script: Any) -> Any:
+    """Who answers a permission question: --yes, the scenario's answers and --answer, the terminal, or nobody (no)."""
+    from harness import permissions
+
+    if vars(args).get("yes"):
+        return _Yes()
+    if script is not None:
+        return _Scripted(script)
+    return permissions.TerminalPrompter() if sys.stdin.isatty() else permissions.NoPrompter()
+
+
+class _Yes:
+    who = "--yes"
+
+    async def ask(self, tool: Any, arguments: Any, decision: Any) -> str:
+        return "yes"
+
+
+class _Scripted:
+    """Permission answers from the same script as the servers' questions, so one list of answers serves both, in order."""
+
+    who = "scripted"
+
+    def __init__(self, script: Any) -> None:
+        self.script = script
+
+    async def ask(self, tool: Any, arguments: Any, decision: Any) -> str:
+        answer = self.script.next_answer()
+        answer = answer.strip().lower() if isinstance(answer, str) else "no"
+        return answer if answer in ("yes", "no", "always") else "no"
+
+
+def _failures(hub: Hub, err: TextIO) -> int:
+    """Each server that did not connect, as an error line on stderr; the exit code they make (2: its config, 1: other, 0: none)."""
+    code = 0
+    for name in sorted(hub.entries):
+        entry = hub.entries[name]
+        if entry.state is State.FAILED and entry.error is not None:
+            err.write(f"error: {entry.error}\n")
+            code = max(code, 2 if isinstance(entry.error, ConfigError) else 1)
+    return code
 
 
 def _chat_model(args: argparse.Namespace) -> tuple[Any, str]:
@@ -233,41 +311,21 @@ CHAT_SYSTEM = "You are a coding agent. Use the tools to answer; be brief."
 
 async def _chat(args: argparse.Namespace, paths: config.Paths, servers: list[config.ServerConfig], model: Any, prompt: str,
                 out: TextIO) -> int:
-    import anyio
-
-    from harness import lifecycle, pool, reload
-    from harness.connection import Connections
     from harness.loop import run_agent
+    from harness.model import ScriptedModel
+    from harness.stack import Stack
     from harness.tools import Workspace
     from harness.transcript import Transcript
 
     transcript = Transcript(out)
-    builtins = Workspace(args.workspace).tools() if args.workspace else []
-    scripted = list(getattr(getattr(model, "scenario", None), "answers", ())) + list(args.answer)
-    asking = _asking(args, scripted, model if args.live else None, transcript)
-    async with Connections(transcript) as conns, \
-            Hub(transcript, accept=naming.checker(transcript.warning, transcript.note), on_change=lifecycle.show(transcript)) as hub, \
-            anyio.create_task_group() as watching:
-
-        def connector(server: config.ServerConfig) -> Any:
-            return config.connector(server, conns, reconnect=lifecycle.Backoff(), **asking(server.name))
-
-        config.add_to(hub, servers, connector)
-        await hub.connect_all()
-        rebuilt = pool.rebuilt(CHAT_SYSTEM, builtins, hub.clients, report=transcript.note)
-        if len(args.config) == 1:  # one file to watch: its edits apply between turns
-            reloader = reload.Reloader(hub, args.config[0], lambda: config.load(paths, args.config), servers, connector,
-                                       transcript, shown=str(args.config[0]))
-            watching.start_soon(reloader.run)
-
-            async def turn() -> Any:
-                await reloader.settled()
-                return rebuilt()
-
-            await run_agent(model, prompt, turn, transcript, args.max_turns)
-        else:
-            await run_agent(model, prompt, rebuilt, transcript, args.max_turns)
-        watching.cancel_scope.cancel()
+    scripted = (list(model.scenario.answers) if isinstance(model, ScriptedModel) else []) + list(args.answer)
+    watched = {"watch": args.config[0], "reread": lambda: config.load(paths, args.config), "watch_shown": str(args.config[0])} \
+        if len(args.config) == 1 else {}  # one file to watch: its edits apply between turns
+    async with Stack(servers, transcript, **watched, **_stack_options(args, scripted, model if args.live else None, transcript)) as stack:
+        await stack.connect_all()
+        private = [stack.token_store] if stack.token_store is not None else []
+        builtins = Workspace(args.workspace).keep_out(*private).tools() if args.workspace else []  # the tools never reach the tokens
+        await run_agent(model, prompt, stack.pool(CHAT_SYSTEM, builtins, report=transcript.note), transcript, args.max_turns, stack.policy)
     return 0
 
 
@@ -362,18 +420,25 @@ def _tools(hub: Hub, names: naming.NameMap, as_json: bool, out: TextIO) -> int:
     return 0
 
 
-async def _call(hub: Hub, names: naming.NameMap, tool: str, arguments: dict[str, Any], as_json: bool, out: TextIO) -> int:
+async def _call(stack: Any, names: naming.NameMap, tool: str, arguments: dict[str, Any], as_json: bool, out: TextIO) -> int:
     try:
         server, original = names.resolve(tool)
     except KeyError:
         known = sorted(names.values())
         raise UsageError(f"no tool '{tool}' among the connected servers' tools" + (f" ({', '.join(known)})" if known else "")) from None
     try:
-        result = await hub.clients[server].call_tool(original, arguments)
+        result = await stack.hub.clients[server].call_tool(original, arguments)
     except ToolError as exc:
         raise HarnessError(str(exc)) from None
     if as_json:
         out.write(json.dumps({"is_error": result.is_error, "content": list(result.content), "structured": result.structured}, indent=1) + "\n")
-    else:
-        out.write(result.text() + "\n")
+    else:  # as the model would get it (s32)
+        from harness.tools import Tool
+
+        governed = await stack.output.after_result(None, Tool(tool, "", {}, _no_call, source=server, original=original), result)
+        out.write(stack.output.show(stack.output.render(governed)) + "\n")
     return 1 if result.is_error else 0
+
+
+async def _no_call(arguments: dict[str, Any]) -> Any:
+    raise AssertionError("the CLI calls the server itself")

@@ -1,18 +1,34 @@
 """One server, one session at a time: ``MCPConnection``, and ``Connections`` to own several.
 
 ``connect`` (or ``Connections.open``) takes a ``ServerSpec`` and returns an
-``MCPConnection``: a ``Client`` (``name``, ``tools``, ``call_tool``) whose session has
-done its handshake and ``tools/list``. Which transport carries the frames is looked up in
-``harness.transports`` by ``spec.transport``; nothing here knows stdio from HTTP.
+``MCPConnection``: a client (``harness.client``) whose session has done its handshake and
+``tools/list``. This module is s23's: open, handshake, bounded listing, call, close. Which
+transport carries the frames is the registry's (``harness.transports``); what a transport
+knows about its server (a process's exit code and stderr) is asked of its ``Context``.
 
-The seams a later lesson plugs into, each handed in, none edited:
+Each later lesson's mechanism is a module of its own, plugged into a named hook; this
+module imports none of them::
 
-    transport   the registry in harness.transports                       s23-s25, s34
-    handshake   ``classic_handshake`` (initialize, then tools/list)      s34 adds discovery
-    reconnect   a ``Reconnect`` policy: after a failure, wait or give up  s28: ``lifecycle.Backoff``
-    respec      the spec to use for each new session (variables again)   s28: ``config.connector``
-    sleep       how a reconnect waits (tests hand in a clock)            s28
-    observe     a callback told of every state change (the hub's)        the hub spine
+    hook          what plugs in                                            lesson
+    transport     the registry in harness.transports                       s23-s25
+    handshake     handshake=: classic_handshake (initialize), or discover  s33; s34's eras
+    respec        respec=: the spec for each new session (variables again)  s27 (config.connector)
+    supervisor    a Supervisor: after a lost session, wait, retry or stay   s28 lifecycle.Supervisor
+    observe       the hub's callback, told of every state change            the hub spine
+    mechanisms    each a Mechanism; its hooks, in the order a session meets them:
+      options()              ClientSession options it adds                 s30 logging_callback
+      opened(session)        after tools/list, before the session is used  s30 offers at connect
+      beside(session)        runs beside each live session                 s30 the list_changed refresher
+      notified(message)      a server notification, in the SDK's callback  s30 list_changed
+      call(tool, args, go)   around each call, outside its timeout         s28 next use; s25 retry; s30
+      send(call, go)         the tools/call request(s), inside the timeout  s33 input rounds, -32042
+      claim(exc)             a call's MCPError, before it is judged here   s25 the session expired
+
+``Connections`` and ``connect`` plug in ``DEFAULT_MECHANISMS`` unless given ``mechanisms=``:
+each a dotted name of a later module's ``plug(options)``, imported when the first
+connection opens (the transports registry names its built-ins the same way). A plug
+takes the options it knows out of ``open()``'s keywords (``reconnect=``, ``sleep=``); the
+rest are ``ClientSession`` options.
 
 States are ``harness.spec.State``: pending -> connected -> closed, or failed (kept, with
 its error). One clear error per failure, each naming the server:
@@ -26,12 +42,9 @@ its error). One clear error per failure, each naming the server:
 Timeouts are named (``Timeouts``: connect, list, call, plus the two shutdown graces) and
 injectable. Each connection is owned by one task (anyio enters and exits a task group in
 the same task), which ``Connections`` runs for you; a connection that breaks fails alone.
-
-Streamable HTTP session expiry (s25): when the transport's session watch saw a 404 to
-our session id (or a 400 whose body names the session as invalid or unknown, as the
-reference servers send), the connection closes that session, re-initializes, and retries
-the call once. The request that got it was never run by the server, so retrying it cannot
-run a tool twice. A failed re-initialize leaves the connection ``failed``, never ``connected``.
+``reconnect()`` opens a fresh session on the same connection (a stdio server is spawned
+again); after a loss the supervisor says whether to wait for one. The call timeout starts
+again at every progress notification the server sends for that call.
 
 Bounds (issue 8). ``tools/list`` as a whole, every page, is bounded by the list timeout,
 at most ``Limits.pages`` pages, and a cursor the server sends twice ends it: each of
@@ -43,25 +56,18 @@ warning. A transport that ends the stream on purpose says why (``Context.fault``
 over ``Limits.frame``, a dropped event stream), and that is the error, not a guess from
 the exit code.
 
-Lifecycle (s28). After a session is lost, the reconnect policy says how long to wait
-before the next attempt, or to give up; a stdio server is spawned again. While waiting the
-connection is ``pending``; after giving up it is ``failed``. Either way a call (reconnect
-on next use) or ``reconnect()`` (by hand) tries again at once. The call timeout starts
-again at every progress notification the server sends for that call, and every timeout
-error names the timeout and the setting that changes it.
-
-Introduced by s23 (stdio), extended by s24 (sse), s25 (http sessions) and s28 (lifecycle).
-Not handled here: auth flows (s26 passes ``auth=``), resources, prompts and notifications
-(s30), rendering non-text results (s32).
+Introduced by s23; the hooks by the composition issue (17). Not handled here: auth flows
+(s26 passes ``auth=``), rendering non-text results (s32), and each hooked mechanism above.
 """
 
 from __future__ import annotations
 
-import json
+import importlib
 import os
 import tempfile
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager, suppress
+from dataclasses import dataclass
 from typing import Any, NoReturn
 
 import anyio
@@ -71,24 +77,23 @@ from mcp import ClientSession
 from mcp.shared.exceptions import MCPError
 
 from harness import transports
+from harness.client import Observer
 from harness.errors import ConfigError, ServerError, ToolError
 from harness.guard import UnsendableFrame, guard, printable, trimmed
 from harness.results import ToolResult
 from harness.spec import Limits, ServerSpec, State, Timeouts
 from harness.transcript import Transcript
-from harness.transports.stdio import exited, tail
+from harness.transports.context import Context
 from harness.wire import WireTap
 
 CLIENT_INFO = types.Implementation(name="mcp-course-harness", version="0.1.0")
 STDERR_TAIL_LINES = 5
-LOGS_KEPT = 100  # log messages queued between calls; more are dropped until drained
-INPUT_ROUNDS = 5  # input-required rounds (2026-07-28) in one call before giving up
-URL_RETRIES = 3  # calls made again after the user visited a page (-32042), as Claude Code
+# Imported by name when the first connection opens (see above). The first one's call hook is
+# the outermost: a lost session is reconnected (s28) before a call can find it expired (s25).
+DEFAULT_MECHANISMS = ("harness.lifecycle:plug", "harness.expiry:plug", "harness.resources:plug", "harness.elicit:plug")
 
 Handshake = Callable[[ClientSession, Timeouts], Awaitable[None]]
 Reconnect = Callable[[int, ServerError], "float | None"]  # (failures so far, the last error) -> seconds to wait, or None: give up
-Sleep = Callable[[float], Awaitable[None]]
-Observer = Callable[[State, str], None]
 
 
 async def classic_handshake(session: ClientSession, timeouts: Timeouts) -> None:
@@ -117,12 +122,70 @@ def _needs_tasks(tool: Mapping[str, Any]) -> bool:
     return isinstance(execution, Mapping) and execution.get("taskSupport") == "required"
 
 
-class _Expired(Exception):
-    """A call hit HTTP 404 (or a 400 naming the session) with our session id: the server forgot the session."""
-
-
 class _Unlisted(Exception):
     """A tools/list that went past a bound: the message says which, in a few words."""
+
+
+@dataclass
+class Call:
+    """One tools/call on its way: what ``send`` hooks see. ``restart()`` starts the call timeout again."""
+
+    session: ClientSession
+    tool: str
+    arguments: dict[str, Any]
+    where: str  # "server 'docs': tool 'search'", for messages
+    progressed: Callable[[float, float | None, str | None], Awaitable[None]]
+    scope: anyio.CancelScope
+    limit: float
+
+    def restart(self) -> None:
+        self.scope.deadline = anyio.current_time() + self.limit
+
+
+Proceed = Callable[[], Awaitable[ToolResult]]
+Send = Callable[..., Awaitable[Any]]  # (call, **more call_tool arguments) -> the SDK's result
+
+
+class Mechanism:
+    """A later lesson's part of a connection. Each hook does nothing here; a mechanism overrides its own."""
+
+    def bind(self, conn: MCPConnection) -> None:
+        """Told its connection once, before the first session."""
+
+    def options(self) -> dict[str, Any]:
+        return {}
+
+    async def opened(self, session: ClientSession) -> None: ...
+
+    async def beside(self, session: ClientSession) -> None: ...
+
+    def notified(self, message: Any) -> None: ...
+
+    async def call(self, tool: str, arguments: dict[str, Any], proceed: Proceed) -> ToolResult:
+        return await proceed()
+
+    async def send(self, call: Call, proceed: Send) -> Any:
+        return await proceed(call)
+
+    def claim(self, exc: MCPError) -> BaseException | None:
+        return None
+
+
+class Supervisor(Mechanism):
+    """What happens after a session is lost. Here: nothing; the connection stays failed until
+    ``reconnect()`` or closing (s28's ``lifecycle.Supervisor`` adds a policy and its waits)."""
+
+    def failed(self) -> None:
+        """A session was lost, or an attempt at one failed (not the first connect): told at once."""
+
+    def established(self) -> None:
+        """A session is up."""
+
+    async def rest(self, ready: Callable[[], anyio.Event | None]) -> None:
+        """Between sessions after a loss. ``ready()``: the event that ends the wait, or None if it must not start."""
+        woken = ready()
+        if woken is not None:
+            await woken.wait()
 
 
 class MCPConnection:
@@ -130,40 +193,34 @@ class MCPConnection:
 
     def __init__(self, spec: ServerSpec, *, tap: WireTap | None, auth: Any, timeouts: Timeouts,
                  transcript: Transcript | None, session_options: Mapping[str, Any],
-                 handshake: Handshake = classic_handshake, reconnect: Reconnect = never,
-                 transport: transports.Transport | None = None, respec: Callable[[], ServerSpec] | None = None,
-                 sleep: Sleep = anyio.sleep, limits: Limits | None = None, warn: Callable[[str], None] | None = None,
+                 handshake: Handshake = classic_handshake, transport: transports.Transport | None = None,
+                 respec: Callable[[], ServerSpec] | None = None, limits: Limits | None = None,
+                 mechanisms: Sequence[Mechanism] = (), warn: Callable[[str], None] | None = None,
                  progress: Callable[[str], None] | None = None) -> None:
         self.name = spec.name
         self.spec = spec
         self.tools: list[dict[str, Any]] = []
-        # s30: what the server offers besides tools (listed at connect when its capabilities say so)
-        self.capabilities: dict[str, Any] = {}
-        self.resources: list[dict[str, Any]] = []
-        self.resource_templates: list[dict[str, Any]] = []
-        self.prompts: list[dict[str, Any]] = []
-        self.logs: list[dict[str, Any]] = []  # log messages that came while no call ran; see drain_logs()
-        self._calls = 0  # tools/call requests in flight
-        self._quiet = anyio.Event()  # set while no call is in flight
-        self._quiet.set()
-        self._stale: set[str] = set()  # lists a list_changed notification said are out of date
-        self._kick = anyio.Event()  # set: the refresher has lists to fetch again
-        self._settled = anyio.Event()  # set: no list is waiting to be fetched again
-        self._settled.set()
+        self.capabilities: dict[str, Any] = {}  # what the server declared at initialize
         self.state = State.PENDING
         self.error: ServerError | None = None  # why the connection is failed, in full
-        self._reason = ""  # the same, in a few words, for later calls
+        self.reason = ""  # the same, in a few words, for later calls
         self.timeouts = timeouts
         self.limits = limits or Limits()
+        self.transcript = transcript
         self._warn = warn  # also told every warning (what a listing dropped or cut): for a UI with no transcript
         self._progress = progress  # also told each progress notification, as one line: for a terminal with no transcript
-        self._tap, self._auth, self._transcript, self._options = tap, auth, transcript, dict(session_options)
-        self._handshake_with, self._reconnect, self._respec, self._sleep = handshake, reconnect, respec, sleep
+        self._tap, self._auth, self._options = tap, auth, dict(session_options)
+        self._handshake_with, self._respec = handshake, respec
         self._transport = transport or transports.lookup(spec)  # an unknown transport fails here, before any task
+        self._mechanisms = list(mechanisms)
+        self._supervisor = next((m for m in self._mechanisms if isinstance(m, Supervisor)), Supervisor())
+        self._offers: Any = None  # s30's offers, when a mechanism says it answers them (offered_by)
+        self._call = self._chain_calls()
+        self._send = self._chain_sends()
         self._observer: Observer | None = None
         self._session: ClientSession | None = None
-        self._generation = 0  # sessions established so far
-        self._context: transports.Context | None = None  # what the current session's transport holds
+        self.generation = 0  # sessions established so far
+        self.context: Context | None = None  # what the current session's transport holds
         self._errlog: Any = None
         self._final_tail: list[str] = []
         self._phase = "connect"
@@ -171,58 +228,47 @@ class MCPConnection:
         self._wake = anyio.Event()  # set: leave the current session, or stop waiting (to close, or to reconnect now)
         self._changed = anyio.Event()  # set (and replaced) by the owner after each attempt at a session
         self._finished = 0  # attempts at a session that have ended, well or not
-        self._failures = 0  # failures since the last session was established: what the policy is told
-        self._retry_in: float | None = None  # the policy's wait before the next attempt; None: gave up
         self._done = anyio.Event()
         self._lock = anyio.Lock()
         self._asked = False  # reconnect() wants an attempt now: the owner skips its wait (cleared when one starts)
-        self._waiting = False  # the owner is in a reconnect wait, or resting after giving up
-        self._private: Connections | None = None  # set by connect(): it owns its own supervisor
+        self._waiting = False  # the owner is in a wait between sessions
+        self._private: Connections | None = None  # set by connect(): it owns its own supervisor task
+        for mechanism in self._mechanisms:
+            mechanism.bind(self)
 
-    # -- the Client protocol and friends --
+    # -- the client protocols --
 
     def observe(self, observer: Observer) -> None:
         """Be told of every later state change (the hub's callback). Never prints: it records."""
         self._observer = observer
 
-    async def call_tool(self, tool: str, arguments: dict[str, Any]) -> ToolResult:
-        """``tools/call``: the result as data, or ``ToolError`` naming the server and tool.
+    def retime(self, timeouts: Timeouts) -> None:
+        """Use ``timeouts`` from the next request on (s29: the config changed them; asked through the hub)."""
+        self.timeouts = timeouts
 
-        A connection that lost its session tries once more first (reconnect on next use),
-        unless its policy is ``never``.
+    async def call_tool(self, tool: str, arguments: dict[str, Any]) -> ToolResult:
+        """``tools/call``: the result as data, or ``ToolError`` naming the server and tool."""
+        return await self._call(tool, arguments)
+
+    async def list_tools(self) -> list[dict[str, Any]]:
+        """``tools/list``, every page, under the ``list`` timeout; refreshes ``tools``.
+
+        ``ToolError`` naming the server and the bound when the listing goes past one.
         """
-        if self.state in (State.PENDING, State.FAILED) and self._generation > 0 and self._reconnect is not never:
-            await self.reconnect()
-        session, generation = self._live(tool)
+        session = self.live(None)
         try:
-            self._calls += 1
-            if self._calls == 1:
-                self._quiet = anyio.Event()
-            try:
-                result = await self._call(session, tool, arguments)
-            finally:
-                self._calls -= 1
-                if not self._calls:
-                    self._quiet.set()
-            await self.fresh()  # a list the call changed is fetched before the model's next turn
-            return result
-        except _Expired:
-            status = self._context.watch.status if self._context and self._context.watch else 404
-            self._say("warning", f"{self.name}: HTTP {status} for session {self._watch_id()}: the server forgot it; re-initializing, then retrying '{tool}' once")
-            await self._reinitialize(generation, tool)
-            session, _ = self._live(tool)
-            try:
-                return await self._call(session, tool, arguments)
-            except _Expired:
-                raise ToolError(f"server '{self.name}': tool '{tool}': the new session expired too; not retrying again") from None
+            return await self._list(session)
+        except (_Unlisted, TimeoutError) as exc:
+            self._phase = "tools/list"
+            raise ToolError(f"server '{self.name}': {await self._explain(exc)}") from None
 
     @property
     def renewable(self) -> bool:
         """Whether ``reconnect()`` can open a new session: it connected once and is not closed."""
-        return not (self._done.is_set() or self._closing or self._generation == 0)
+        return not (self._done.is_set() or self._closing or self.generation == 0)
 
     async def reconnect(self) -> bool:
-        """Open a fresh session now: skips a reconnect wait, revives a connection that gave up,
+        """Open a fresh session now: skips a wait between sessions, revives a connection that gave up,
         or replaces a working session (a stdio server is spawned again). Returns whether the
         connection is connected afterwards; False at once if it is not ``renewable``.
         """
@@ -231,7 +277,7 @@ class MCPConnection:
         async with self._lock:
             finished, self._asked = self._finished, True
             if self.state is State.CONNECTED:
-                self._set(State.PENDING, "reconnecting: asked to")
+                self.set_state(State.PENDING, "reconnecting: asked to")
                 self._wake.set()  # leave the working session
             elif self._waiting:
                 self._wake.set()  # cut the wait short
@@ -239,43 +285,97 @@ class MCPConnection:
             await self._attempted(finished)
         return self.state is State.CONNECTED
 
-    # -- s30: resources, prompts, log messages, list_changed --
+    async def renew(self, generation: int) -> bool:
+        """Replace session ``generation`` with a new one, quietly (s25: re-initialize). Once per
+        generation however many callers ask: a caller whose session was already replaced must
+        not tear down the fresh one. Returns whether the connection is connected afterwards."""
+        async with self._lock:
+            if self.generation == generation and self.state is State.CONNECTED:
+                finished = self._finished
+                self._wake.set()
+                await self._attempted(finished)
+        return self.state is State.CONNECTED
+
+    async def roots_changed(self) -> None:
+        """Tell the server its roots changed (``notifications/roots/list_changed``); it lists them again when it wants."""
+        if self._session is not None and self.state is State.CONNECTED:
+            import warnings
+
+            with warnings.catch_warnings():  # roots are deprecated as of 2026-07-28 (SEP-2577), and still widely served
+                warnings.simplefilter("ignore")
+                await self._session.send_roots_list_changed()
+
+    def stderr_tail(self, lines: int = STDERR_TAIL_LINES) -> list[str]:
+        """The last lines the server wrote to stderr (a process's; empty for a URL transport)."""
+        process = self.context.process if self.context else None
+        if self._errlog is None or self._errlog.closed or process is None:
+            return self._final_tail[-lines:]
+        return process.stderr_tail(lines)
+
+    def close_soon(self) -> None:
+        """Ask the owner task to leave the session and end; ``aclose()`` also waits for it."""
+        self._closing = True
+        self._wake.set()
+
+    async def aclose(self) -> None:
+        """Leave the session and stop the server (stdio). Idempotent."""
+        self.close_soon()
+        await self._done.wait()
+        if self._private is not None:
+            private, self._private = self._private, None
+            await private.__aexit__(None, None, None)
+
+    # -- s30's members, answered by the offers mechanism (harness.resources); empty without it --
+
+    @property
+    def resources(self) -> list[dict[str, Any]]:
+        return self._offers.resources if self._offers else []
+
+    @property
+    def resource_templates(self) -> list[dict[str, Any]]:
+        return self._offers.resource_templates if self._offers else []
+
+    @property
+    def prompts(self) -> list[dict[str, Any]]:
+        return self._offers.prompts if self._offers else []
 
     async def list_resources(self) -> list[dict[str, Any]]:
-        """``resources/list`` (every page, under the list timeout); refreshes ``resources``."""
-        session, _ = self._live(None)
-        self.resources = await self._request_list(session, "resources")
-        return self.resources
+        return await self._offered().list_resources()
 
     async def read_resource(self, uri: str) -> list[dict[str, Any]]:
-        """``resources/read``: the contents as MCP sends them (``text`` or ``blob``, with ``uri`` and ``mimeType``)."""
-        session, _ = self._live(None)
-        result = await self._request(f"resources/read {uri}", session.read_resource(uri), self.timeouts.call, "call")
-        return [c.model_dump(by_alias=True, mode="json", exclude_none=True) for c in result.contents]
-
-    async def list_prompts(self) -> list[dict[str, Any]]:
-        """``prompts/list``; refreshes ``prompts``."""
-        session, _ = self._live(None)
-        self.prompts = await self._request_list(session, "prompts")
-        return self.prompts
+        return await self._offered().read_resource(uri)
 
     async def get_prompt(self, name: str, arguments: dict[str, str]) -> dict[str, Any]:
-        """``prompts/get``: ``{description, messages}``, each message ``{role, content}`` as MCP sends it."""
-        session, _ = self._live(None)
-        result = await self._request(f"prompts/get {name}", session.get_prompt(name, arguments), self.timeouts.call, "call")
-        return result.model_dump(by_alias=True, mode="json", exclude_none=True, include={"description", "messages"})
+        return await self._offered().get_prompt(name, arguments)
 
     def drain_logs(self) -> list[dict[str, Any]]:
-        """The log messages queued while no call ran, oldest first (``{server, level, text}``), and forget them."""
-        queued, self.logs = self.logs, []
-        return queued
+        return self._offers.drain_logs() if self._offers else []
 
-    async def fresh(self) -> None:
-        """Wait until every list a ``list_changed`` named has been fetched again (at most the list timeout)."""
-        with anyio.move_on_after(self.timeouts.list):
-            await self._settled.wait()
+    def offered_by(self, offers: Any) -> None:
+        """s30's mechanism answers the members above (told once, when it is bound)."""
+        self._offers = offers
 
-    async def _request(self, what: str, request: Awaitable[Any], limit: float, name: str) -> Any:
+    def _offered(self) -> Any:
+        if self._offers is None:
+            raise ToolError(f"server '{self.name}': this client does not offer resources or prompts")
+        return self._offers
+
+    # -- what mechanisms use: public, so none reaches into another's state --
+
+    def live(self, tool: str | None) -> ClientSession:
+        """The current session, or ``ToolError`` saying why there is none."""
+        if self.state is not State.CONNECTED or self._session is None:
+            what = f"server '{self.name}'" + (f": tool '{tool}'" if tool else "")
+            reason = f": {self.reason}" if self.reason else ""
+            raise ToolError(f"{what}: not connected ({self.state.value}{reason})")
+        return self._session
+
+    def begin(self, phase: str) -> None:
+        """Name what the opening does now (``resources/list``): a failure or timeout then names it."""
+        self._phase = phase
+
+    async def request(self, what: str, request: Awaitable[Any], limit: float, name: str) -> Any:
+        """One request under ``limit`` s (the timeout ``name``): its result, or ``ToolError`` naming it."""
         try:
             with anyio.fail_after(limit):
                 return await request
@@ -284,116 +384,58 @@ class MCPConnection:
         except MCPError as exc:
             raise ToolError(f"server '{self.name}': {what}: error {exc.code}: {printable(exc.message, 200)}") from None
 
-    async def _request_list(self, session: ClientSession, kind: str) -> list[dict[str, Any]]:
-        """Every page of ``resources``, ``resource_templates`` or ``prompts``, all within the list timeout."""
-        method = {"resources": session.list_resources, "resource_templates": session.list_resource_templates,
-                  "prompts": session.list_prompts}[kind]
-        field = {"resources": "resources", "resource_templates": "resource_templates", "prompts": "prompts"}[kind]
-        found: list[dict[str, Any]] = []
-        cursor, pages = None, 0
-        with anyio.fail_after(self.timeouts.list):
-            while True:
-                page = await method(params=types.PaginatedRequestParams(cursor=cursor) if cursor else None)
-                found += [item.model_dump(by_alias=True, mode="json", exclude_none=True) for item in getattr(page, field)]
-                pages += 1
-                if not (cursor := page.next_cursor) or pages >= self.limits.pages:
-                    break
-        return found
+    async def relist_tools(self, session: ClientSession) -> list[dict[str, Any]]:
+        """tools/list again on ``session`` (s30: after list_changed), with every bound and cut of the first."""
+        return await self._list(session)
 
-    async def _offers(self, session: ClientSession) -> None:
-        """At connect: what the server declared besides tools, listed once."""
-        result = session.initialize_result
-        self.capabilities = result.capabilities.model_dump(by_alias=True, mode="json", exclude_none=True) if result else {}
-        if "resources" in self.capabilities:
-            self._phase = "resources/list"
-            self.resources = await self._request_list(session, "resources")
-            self.resource_templates = await self._request_list(session, "resource_templates")
-        if "prompts" in self.capabilities:
-            self._phase = "prompts/list"
-            self.prompts = await self._request_list(session, "prompts")
+    def fail(self, reason: str, error: ServerError | None = None) -> None:
+        """The session is lost or an attempt failed: ``failed``, then at once what the supervisor says.
 
-    async def _refresher(self, session: ClientSession) -> None:
-        """Fetch again each list a ``list_changed`` named (in the session's task, never in the SDK's callback)."""
-        while True:
-            await self._kick.wait()
-            # A call's notifications come before its answer: list again once the calls in flight
-            # have answered, so every list_changed of a call is in, and the frames' order is fixed.
-            while self._calls:
-                await self._quiet.wait()
-            self._kick = anyio.Event()
-            while self._stale:
-                kind = min(self._stale)
-                self._stale.discard(kind)
-                try:
-                    await self._relist(session, kind)
-                except Exception as exc:  # a refresh that fails keeps the old list and says why
-                    self._say("warning", f"{self.name}: {kind}/list after list_changed failed: {type(exc).__name__}: {exc}")
-            self._settled.set()
-
-    async def _relist(self, session: ClientSession, kind: str) -> None:
-        key = {"tools": "name", "resources": "uri", "prompts": "name"}[kind]
-        before = [item[key] for item in getattr(self, kind)]
-        if kind == "tools":
-            await self._list(session)
-        else:
-            setattr(self, kind, await self._request_list(session, kind))
-        after = [item[key] for item in getattr(self, kind)]
-        change = [f"+{printable(n, 80)}" for n in after if n not in before] + [f"-{printable(n, 80)}" for n in before if n not in after]
-        self._say("note", f"{self.name}: notifications/{kind}/list_changed: {kind} listed again: {', '.join(change) or 'no change'}")
-
-    def _list_changed(self, kind: str) -> None:
-        self._stale.add(kind)
-        if self._settled.is_set():
-            self._settled = anyio.Event()
-        self._kick.set()
-
-    async def _on_log(self, params: types.LoggingMessageNotificationParams) -> None:
-        text = params.data if isinstance(params.data, str) else json.dumps(params.data, sort_keys=True)
-        entry = {"server": self.name, "level": params.level, "text": printable(text, 500)}
-        if self._calls:  # during a call: part of what that call shows
-            if self._transcript is not None:
-                self._transcript.post("log", **entry)
-        elif len(self.logs) < LOGS_KEPT:  # between calls: queued for the next turn
-            self.logs.append(entry)
-        await anyio.lowlevel.checkpoint()
-
-    async def list_tools(self) -> list[dict[str, Any]]:
-        """``tools/list``, every page, under the ``list`` timeout; refreshes ``tools``.
-
-        ``ToolError`` naming the server and the bound when the listing goes past one.
+        Deciding here, where the failure is seen, keeps the order of states the same on
+        every run: failed, then (s28) ``pending`` with the wait, or failed for good.
         """
-        session, _ = self._live(None)
-        try:
-            return await self._list(session)
-        except (_Unlisted, TimeoutError) as exc:
-            self._phase = "tools/list"
-            raise ToolError(f"server '{self.name}': {await self._explain(exc)}") from None
+        self.reason = reason
+        self.error = error or ServerError(f"server '{self.name}': {reason}{self._details()}")
+        self.set_state(State.FAILED, reason)
+        if self.generation and not self._closing:  # not the first connect (its caller is told), nor closing
+            self._supervisor.failed()
 
-    def stderr_tail(self, lines: int = STDERR_TAIL_LINES) -> list[str]:
-        """The last lines the server wrote to stderr (stdio only; empty for sse/http)."""
-        if self._errlog is None or self._errlog.closed:
-            return self._final_tail[-lines:]
-        return tail(self._errlog, lines)
+    def set_state(self, state: State, reason: str) -> None:
+        changed = state is not self.state
+        self.state = state
+        if changed and self._observer is not None:
+            self._observer(state, reason)
 
-    async def aclose(self) -> None:
-        """Leave the session and stop the server (stdio). Idempotent."""
-        self._closing = True
-        self._wake.set()
-        await self._done.wait()
-        if self._private is not None:
-            private, self._private = self._private, None
-            await private.__aexit__(None, None, None)
+    def post(self, kind: str, **fields: Any) -> None:
+        """Record an event in the transcript (posted: safe inside an SDK callback)."""
+        if self.transcript is not None:
+            self.transcript.post(kind, **fields)
+
+    def say(self, kind: str, text: str) -> None:
+        self.post(kind, text=text)
+        if kind == "warning" and self._warn is not None:
+            with suppress(Exception):  # a UI's callback must not break the session it reports on
+                self._warn(text)
 
     # -- calls --
 
-    def _live(self, tool: str | None) -> tuple[ClientSession, int]:
-        if self.state is not State.CONNECTED or self._session is None:
-            what = f"server '{self.name}'" + (f": tool '{tool}'" if tool else "")
-            reason = f": {self._reason}" if self._reason else ""
-            raise ToolError(f"{what}: not connected ({self.state.value}{reason})")
-        return self._session, self._generation
+    def _chain_calls(self) -> Callable[[str, dict[str, Any]], Awaitable[ToolResult]]:
+        call: Callable[[str, dict[str, Any]], Awaitable[ToolResult]] = self._call_once
+        for mechanism in reversed(self._mechanisms):  # the first mechanism's hook is the outermost
+            call = _wrap_call(mechanism, call)
+        return call
 
-    async def _call(self, session: ClientSession, tool: str, arguments: dict[str, Any]) -> ToolResult:
+    def _chain_sends(self) -> Send:
+        async def sent(call: Call, **more: Any) -> Any:
+            return await call.session.call_tool(call.tool, call.arguments, progress_callback=call.progressed, **more)
+
+        send: Send = sent
+        for mechanism in reversed(self._mechanisms):
+            send = _wrap_send(mechanism, send)
+        return send
+
+    async def _call_once(self, tool: str, arguments: dict[str, Any]) -> ToolResult:
+        session = self.live(tool)
         where = f"server '{self.name}': tool '{tool}'"
         limit = self.timeouts.call
         with anyio.CancelScope(deadline=anyio.current_time() + limit) as scope:
@@ -401,12 +443,12 @@ class MCPConnection:
             async def progressed(progress: float, total: float | None, message: str | None) -> None:
                 scope.deadline = anyio.current_time() + limit  # the server is working: the call timeout starts again
                 done = f"{progress:g}/{total:g}" if total else f"{progress:g}"
-                self._say("note", f"{self.name}: {tool}: progress {done}" + (f": {message}" if message else ""))
+                self.say("note", f"{self.name}: {tool}: progress {done}" + (f": {message}" if message else ""))
                 if self._progress is not None:
                     self._progress(f"{self.name}/{tool}: {done}" + (f": {printable(message, 100)}" if message else ""))
 
             try:
-                result = await self._rounds(session, tool, arguments, progressed, where, scope)
+                result = await self._send(Call(session, tool, arguments, where, progressed, scope, limit))
             except MCPError as exc:
                 await self._call_failed(exc, where)
             except UnsendableFrame as exc:  # refused before sending: the session is untouched
@@ -420,90 +462,17 @@ class MCPConnection:
             origin=where,
         )
 
-    async def _rounds(self, session: ClientSession, tool: str, arguments: dict[str, Any], progressed: Any, where: str,
-                      scope: anyio.CancelScope) -> Any:
-        """``tools/call``, and the further rounds a server may ask for (s33).
-
-        2026-07-28: an input-required result names what it needs (a form, a sample, the
-        roots); the answers go back with the same call, with the server's request state.
-        Both eras: error -32042 (URL elicitation required) names pages the user must visit;
-        once they say they did, the call is made again. Each round restarts the call timeout:
-        the time was the user's, not the server's.
-        """
-        responses: dict[str, Any] | None = None
-        state: str | None = None
-        visits = 0
-        for _ in range(INPUT_ROUNDS):
-            try:
-                result = await session.call_tool(tool, arguments, progress_callback=progressed, input_responses=responses,
-                                                 request_state=state, allow_input_required=True)
-            except MCPError as exc:
-                if exc.code != types.URL_ELICITATION_REQUIRED or "elicitation_callback" not in self._options or visits >= URL_RETRIES:
-                    raise
-                visits += 1
-                if not await self._visit(session, exc):
-                    raise ToolError(f"{where}: needs a step in the browser first ({printable(exc.message, 120)}); it was not done") from None
-                scope.deadline = anyio.current_time() + self.timeouts.call
-                continue
-            if not isinstance(result, types.InputRequiredResult):
-                return result
-            responses, state = await self._answer(session, result.input_requests or {}, where), result.request_state
-            scope.deadline = anyio.current_time() + self.timeouts.call
-        raise ToolError(f"{where}: still asking for input after {INPUT_ROUNDS} rounds; stopped")
-
-    async def _visit(self, session: ClientSession, exc: MCPError) -> bool:
-        """Hand each page of a -32042 error to the elicitation callback (URL mode); True if the user did them all."""
-        from mcp.client.session import ClientRequestContext
-
-        data = exc.data if isinstance(exc.data, dict) else {}
-        pages = [e for e in data.get("elicitations") or [] if isinstance(e, dict) and e.get("mode") == "url"]
-        if not pages:
-            return False
-        for page in pages:
-            params = types.ElicitRequestURLParams(message=str(page.get("message", "")), url=str(page.get("url", "")),
-                                                  elicitation_id=str(page.get("elicitationId", "")))
-            answer = await self._options["elicitation_callback"](ClientRequestContext(session=session, request_id="url"), params)
-            if getattr(answer, "action", None) != "accept":
-                return False
-        return True
-
-    async def _answer(self, session: ClientSession, requests: Mapping[str, Any], where: str) -> dict[str, Any]:
-        """The answers to an input-required result, from the same callbacks that serve the server's own requests."""
-        from mcp.client.session import ClientRequestContext
-
-        answers: dict[str, Any] = {}
-        for key, request in requests.items():
-            context = ClientRequestContext(session=session, request_id=key)
-            callback = {types.ElicitRequest: "elicitation_callback", types.CreateMessageRequest: "sampling_callback",
-                        types.ListRootsRequest: "list_roots_callback"}.get(type(request))
-            if callback is None or callback not in self._options:
-                raise ToolError(f"{where}: the server needs {getattr(request, 'method', 'input')}, which this client does not offer")
-            args = (context,) if callback == "list_roots_callback" else (context, request.params)
-            answer = await self._options[callback](*args)
-            if isinstance(answer, types.ErrorData):
-                raise ToolError(f"{where}: {getattr(request, 'method', 'input')}: {printable(answer.message, 200)}")
-            answers[key] = answer
-        return answers
-
-    async def roots_changed(self) -> None:
-        """Tell the server its roots changed (``notifications/roots/list_changed``); it lists them again when it wants."""
-        if self._session is not None and self.state is State.CONNECTED:
-            import warnings
-
-            with warnings.catch_warnings():  # roots are deprecated as of 2026-07-28 (SEP-2577), and still widely served
-                warnings.simplefilter("ignore")
-                await self._session.send_roots_list_changed()
-
     async def _call_failed(self, exc: MCPError, where: str) -> NoReturn:
-        if self._expired():
-            raise _Expired from None
+        for mechanism in self._mechanisms:
+            if (claimed := mechanism.claim(exc)) is not None:
+                raise claimed from None
         if exc.code == types.CONNECTION_CLOSED:
             # What the transport says first (a frame over the limit, a dropped stream), then
             # the SDK's own words if it has more than "Connection closed", then the exit code.
             said = f": {exc.message}" if exc.message and exc.message != "Connection closed" else ""
-            self._fail(self._fault() or f"connection lost{said or await self._exit_note()}")
-            self._wake.set()  # the owner task leaves the dead session (and asks the reconnect policy)
-            raise ToolError(f"{where}: {self._reason}{self._details()}") from None
+            self.fail(self._fault() or f"connection lost{said or await self._exit_note()}")
+            self._wake.set()  # the owner task leaves the dead session (and asks the supervisor)
+            raise ToolError(f"{where}: {self.reason}{self._details()}") from None
         raise ToolError(f"{where}: protocol error {exc.code}: {exc.message}") from None
 
     async def _list(self, session: ClientSession) -> list[dict[str, Any]]:
@@ -535,24 +504,12 @@ class MCPConnection:
                             f"({self.timeouts.explain('list')})")
         tools, warnings = trimmed(tools, self.limits, more)
         for warning in warnings:
-            self._say("warning", f"{self.name}: {warning}")
+            self.say("warning", f"{self.name}: {warning}")
         self.tools = [t for t in tools if not _needs_tasks(t)]
         for left in (t for t in tools if _needs_tasks(t)):
-            self._say("note", f"{self.name}: tool '{printable(left['name'], 80)}' left out: it can only run as a task "
-                              "(execution.taskSupport is \"required\"), which this client does not do")
+            self.say("note", f"{self.name}: tool '{printable(left['name'], 80)}' left out: it can only run as a task "
+                             "(execution.taskSupport is \"required\"), which this client does not do")
         return self.tools
-
-    async def _reinitialize(self, generation: int, tool: str) -> None:
-        """Ask the owner task for a fresh session (once per expiry, however many callers)."""
-        async with self._lock:
-            # Only the first caller of this generation asks: a caller whose session was
-            # already replaced must not tear down the fresh one.
-            if self._generation == generation and self.state is State.CONNECTED:
-                finished = self._finished
-                self._wake.set()
-                await self._attempted(finished)
-        if self.state is not State.CONNECTED:
-            raise ToolError(f"server '{self.name}': tool '{tool}': session expired and re-initializing failed: {self._reason}")
 
     # -- the owner task: opens, re-opens and closes sessions, all in one task --
 
@@ -562,9 +519,9 @@ class MCPConnection:
             try:
                 await self._serve(task_status)
             finally:
-                self._final_tail = tail(errlog, 50)
+                self._final_tail = self.stderr_tail(50)
                 if self.state is not State.FAILED:
-                    self._set(State.CLOSED, "closed")
+                    self.set_state(State.CLOSED, "closed")
                 self._done.set()
 
     async def _serve(self, task_status: anyio.abc.TaskStatus[None]) -> None:
@@ -572,39 +529,36 @@ class MCPConnection:
             self._wake = anyio.Event()
             self._asked = False  # this attempt answers whoever asked for one
             try:
-                if self._generation and self._respec is not None:
+                if self.generation and self._respec is not None:
                     self.spec = self._respec()  # a new session: variables are expanded again (a missing one fails it)
                 async with self._open() as session:
                     await self._handshake(session)
                     self._session = session
-                    self._generation += 1
-                    self._failures = 0
-                    self._set(State.CONNECTED, "session established")
-                    if self._generation == 1:
+                    self.generation += 1
+                    self._supervisor.established()
+                    self.set_state(State.CONNECTED, "session established")
+                    if self.generation == 1:
                         task_status.started()
                     self._attempt_ended()
-                    async with anyio.create_task_group() as refreshing:
-                        refreshing.start_soon(self._refresher, session)
+                    async with anyio.create_task_group() as beside:
+                        for mechanism in self._mechanisms:
+                            beside.start_soon(mechanism.beside, session)
                         await self._wake.wait()
-                        refreshing.cancel_scope.cancel()
+                        beside.cancel_scope.cancel()
                     self._session = None
             except Exception as exc:  # anything while opening: one ServerError that names the server
                 self._session = None
                 if isinstance(exc, (ServerError, ConfigError)):  # spawn failed, or a variable is missing: complete
-                    self._fail(str(exc), exc if isinstance(exc, ServerError) else ServerError(str(exc)))
+                    self.fail(str(exc), exc if isinstance(exc, ServerError) else ServerError(str(exc)))
                 else:
-                    self._fail(await self._explain(exc))
-                if not self._generation:
+                    self.fail(await self._explain(exc))
+                if not self.generation:
                     raise self.error from None  # Connections.open raises it to the caller
                 self._attempt_ended()
             if self._closing or self.state is not State.FAILED and self.state is not State.PENDING:
                 continue  # closing; or a session left on purpose (re-initialize): open the next one at once
-            if self._retry_in is None:
-                self._failures = 0  # the policy gave up: if revived, it counts afresh
-            if self._rest():
-                # A reconnect wait, or (gave up) a rest until a call, reconnect() or closing.
-                await (self._nap(self._retry_in) if self._retry_in is not None else self._wake.wait())
-                self._waiting = False
+            await self._supervisor.rest(self._ready_to_rest)
+            self._waiting = False
 
     def _attempt_ended(self) -> None:
         self._finished += 1
@@ -616,59 +570,49 @@ class MCPConnection:
         while self._finished == finished:
             await self._changed.wait()
 
-    def _rest(self) -> bool:
-        """Get ready to wait; False if an attempt was asked for meanwhile (or the connection is closing)."""
+    def _ready_to_rest(self) -> anyio.Event | None:
+        """Get ready to wait: the event a call, ``reconnect()`` or closing sets; None if one was asked meanwhile."""
         self._wake = anyio.Event()
         if self._asked or self._closing:
-            return False
+            return None
         self._waiting = True
-        return True
-
-    async def _nap(self, seconds: float) -> None:
-        """The reconnect wait, cut short by a call, ``reconnect()`` or closing."""
-        async with anyio.create_task_group() as tg:
-
-            async def woken() -> None:
-                await self._wake.wait()
-                tg.cancel_scope.cancel()
-
-            tg.start_soon(woken)
-            await self._sleep(seconds)
-            tg.cancel_scope.cancel()
+        return self._wake
 
     @asynccontextmanager
     async def _open(self) -> AsyncIterator[ClientSession]:
         """Transport, tapped streams, ClientSession; closed in reverse when the block ends."""
         spec = self.spec
         self._phase = "connect"
-        self._context = context = transports.Context(self.timeouts, self.limits, auth=self._auth, errlog=self._errlog, label=self._label)
+        self.context = context = Context(self.timeouts, self.limits, auth=self._auth, errlog=self._errlog, label=self._label,
+                                         trace=self._tap.trace(spec.name) if self._tap is not None else None)
         if self._tap is not None:
             self._tap.new_session(spec.name)
         async with self._transport(spec, context) as (read, write):
             if self._tap is not None:
                 read, write = self._tap.tap(spec.name, read, write)
-            read, write = guard(read, write, errors=context.errors, warn=lambda text: self._say("warning", f"{self.name}: {text}"))
-            options = {"client_info": CLIENT_INFO, "message_handler": self._on_message, "logging_callback": self._on_log, **self._options}
-            async with ClientSession(read, write, **options) as session:
+            read, write = guard(read, write, errors=context.errors, warn=lambda text: self.say("warning", f"{self.name}: {text}"))
+            options: dict[str, Any] = {"client_info": CLIENT_INFO, "message_handler": self._on_message}
+            for mechanism in self._mechanisms:
+                options.update(mechanism.options())
+            async with ClientSession(read, write, **options, **self._options) as session:
                 yield session
 
     async def _handshake(self, session: ClientSession) -> None:
         self._phase = "initialize"
         await self._handshake_with(session, self.timeouts)
-        watch = self._context.watch if self._context else None
+        result = session.initialize_result
+        self.capabilities = result.capabilities.model_dump(by_alias=True, mode="json", exclude_none=True) if result else {}
+        watch = self.context.watch if self.context else None
         if watch is not None and watch.session_id:
             self._label(watch.session_id, "session")
         self._phase = "tools/list"
         await self._list(session)
-        await self._offers(session)
+        for mechanism in self._mechanisms:
+            await mechanism.opened(session)
 
     def _fault(self) -> str | None:
         """Why the transport ended the session's stream, when it said (``Context.fault``)."""
-        return self._context.fault if self._context else None
-
-    def _expired(self) -> bool:
-        watch = self._context.watch if self._context else None
-        return bool(watch is not None and watch.expired)
+        return self.context.fault if self.context else None
 
     async def _explain(self, exc: BaseException) -> str:
         while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
@@ -689,45 +633,17 @@ class MCPConnection:
             return f"{self._phase}: cannot reach {self.spec.url}: {type(exc).__name__}"
         return f"{self._phase}: {type(exc).__name__}: {exc}"
 
-    def _fail(self, reason: str, error: ServerError | None = None) -> None:
-        """The session is lost or an attempt failed: ``failed``, then at once what the policy says.
-
-        Deciding here, where the failure is seen, keeps the order of states the same on
-        every run: failed, then ``pending`` with the wait, or failed for good (gave up).
-        """
-        self._reason = reason
-        self.error = error or ServerError(f"server '{self.name}': {reason}{self._details()}")
-        self._set(State.FAILED, reason)
-        if not self._generation or self._closing:
-            return  # the first connect failed (the caller is told), or the connection is closing
-        self._failures += 1
-        self._retry_in = self._reconnect(self._failures, self.error)
-        if self._retry_in is not None:
-            self._set(State.PENDING, f"retry {self._failures} in {self._retry_in:g} s")
-        elif self._failures > 1:
-            self._say("note", f"{self.name}: gave up after {self._failures - 1} attempts to reconnect; the next call, or a reconnect, tries again")
-
-    def _set(self, state: State, reason: str) -> None:
-        changed = state is not self.state
-        self.state = state
-        if changed and self._observer is not None:
-            self._observer(state, reason)
-
     async def _exit_code(self) -> int | None:
-        """The stdio child's exit code, after giving it a moment to exit; None if it runs on."""
-        child = self._context.child if self._context else []
-        if not child:
-            return None
-        await exited(child[0], self.timeouts.kill_grace)  # it is already going: give it the longer grace
-        return child[0].returncode
+        """The server process's exit code (it is already going: the longer grace); None if there is none."""
+        return await self.context.exit_code() if self.context else None
 
     async def _exit_note(self) -> str:
         code = await self._exit_code()
         return f": the server exited with code {code}" if code is not None else ""
 
     def _details(self) -> str:
-        """``; command: ...; stderr:`` and the last lines, for a stdio server."""
-        if self.spec.transport != "stdio":
+        """``; command: ...; stderr:`` and the last lines, for a server that runs as a process (stdio)."""
+        if self.context is None or self.context.process is None:
             return ""
         lines = self.stderr_tail()
         return f"; command: {self.spec.where()}" + ("; stderr:\n" + "\n".join(f"  {line}" for line in lines) if lines else "; no stderr")
@@ -736,31 +652,42 @@ class MCPConnection:
 
     async def _on_message(self, message: Any) -> None:
         if isinstance(message, Exception):
-            self._say("warning", f"{self.name}: skipped a line that is not JSON-RPC: {message}")
-        elif isinstance(message, types.ToolListChangedNotification):
-            self._list_changed("tools")
-        elif isinstance(message, types.ResourceListChangedNotification):
-            self._list_changed("resources")
-        elif isinstance(message, types.PromptListChangedNotification):
-            self._list_changed("prompts")
+            self.say("warning", f"{self.name}: skipped a line that is not JSON-RPC: {message}")
+        else:
+            for mechanism in self._mechanisms:
+                mechanism.notified(message)
         await anyio.lowlevel.checkpoint()
 
     def _label(self, secret: str, kind: str) -> None:
         # Session ids let whoever holds them act in the session: a secret, named in every output.
-        if self._transcript is not None:
-            self._transcript.redact.add(secret, f"<{self.name}-{kind}-{self._generation + 1}>")
-        self._say("note", f"{self.name}: {kind.replace('-', ' ')} {secret}")
+        if self.transcript is not None:
+            self.transcript.redact.add(secret, f"<{self.name}-{kind}-{self.generation + 1}>")
+        self.say("note", f"{self.name}: {kind.replace('-', ' ')} {secret}")
 
-    def _watch_id(self) -> str:
-        watch = self._context.watch if self._context else None
-        return watch.session_id if watch is not None and watch.session_id else "?"
 
-    def _say(self, kind: str, text: str) -> None:
-        if self._transcript is not None:
-            self._transcript.post(kind, text=text)
-        if kind == "warning" and self._warn is not None:
-            with suppress(Exception):  # a UI's callback must not break the session it reports on
-                self._warn(text)
+def _wrap_call(mechanism: Mechanism, inner: Callable[[str, dict[str, Any]], Awaitable[ToolResult]]) -> Any:
+    async def call(tool: str, arguments: dict[str, Any]) -> ToolResult:
+        return await mechanism.call(tool, arguments, lambda: inner(tool, arguments))
+
+    return call
+
+
+def _wrap_send(mechanism: Mechanism, inner: Send) -> Send:
+    async def send(call: Call, **more: Any) -> Any:
+        return await mechanism.send(call, lambda call, **extra: inner(call, **more, **extra))
+
+    return send
+
+
+def plugged(names: Sequence[str], options: dict[str, Any]) -> list[Mechanism]:
+    """The mechanisms ``names`` plug in (each ``module:plug``), taking their options out of ``options``."""
+    found = []
+    for name in names:
+        module, _, function = name.partition(":")
+        mechanism = getattr(importlib.import_module(module), function)(options)
+        if mechanism is not None:
+            found.append(mechanism)
+    return found
 
 
 # --- owners --------------------------------------------------------------------------
@@ -777,13 +704,14 @@ class Connections:
 
     def __init__(self, transcript: Transcript | None = None, *, timeouts: Timeouts | None = None,
                  limits: Limits | None = None, warn: Callable[[str], None] | None = None,
-                 progress: Callable[[str], None] | None = None) -> None:
+                 progress: Callable[[str], None] | None = None, mechanisms: Sequence[str] = DEFAULT_MECHANISMS) -> None:
         self.transcript = transcript
         self.warn = warn  # every connection's warnings, for a caller with no transcript (the CLI's stderr)
         self.progress = progress  # every call's progress, one line each (the CLI's terminal)
         self.timeouts = timeouts or Timeouts()
         # The CLI's way to change a limit is the environment (MCP_COURSE_MAX_*); code passes its own.
         self.limits = limits if limits is not None else Limits.from_environ(os.environ)
+        self.mechanisms = tuple(mechanisms)
         self.open_connections: list[MCPConnection] = []
         self._tg: anyio.abc.TaskGroup | None = None
 
@@ -795,20 +723,22 @@ class Connections:
     async def __aexit__(self, *exc_info: Any) -> bool | None:
         assert self._tg is not None, "Connections was not entered"
         for conn in self.open_connections:
-            conn._closing = True
-            conn._wake.set()
+            conn.close_soon()
         return await self._tg.__aexit__(*exc_info)
 
     async def open(self, spec: ServerSpec, *, tap: WireTap | None = None, auth: Any = None, timeouts: Timeouts | None = None,
-                   handshake: Handshake = classic_handshake, reconnect: Reconnect = never,
-                   respec: Callable[[], ServerSpec] | None = None, sleep: Sleep = anyio.sleep,
-                   limits: Limits | None = None, **session_options: Any) -> MCPConnection:
-        """Connect ``spec``: handshake and tools/list done, or ``ServerError``."""
+                   handshake: Handshake = classic_handshake, respec: Callable[[], ServerSpec] | None = None,
+                   limits: Limits | None = None, mechanisms: Sequence[str] | None = None, **options: Any) -> MCPConnection:
+        """Connect ``spec``: handshake and tools/list done, or ``ServerError``.
+
+        ``options``: what the mechanisms take (s28: ``reconnect=``, ``sleep=``), then ``ClientSession`` options.
+        """
         if self._tg is None:
             raise RuntimeError("use Connections as `async with Connections() as conns:`")
+        plugs = plugged(self.mechanisms if mechanisms is None else mechanisms, options)
         conn = MCPConnection(spec, tap=tap, auth=auth, timeouts=timeouts or self.timeouts, transcript=self.transcript,
-                             session_options=session_options, handshake=handshake, reconnect=reconnect,
-                             respec=respec, sleep=sleep, limits=limits or self.limits, warn=self.warn, progress=self.progress)
+                             session_options=options, handshake=handshake, respec=respec, limits=limits or self.limits,
+                             mechanisms=plugs, warn=self.warn, progress=self.progress)
         await self._tg.start(conn._run)
         self.open_connections.append(conn)
         return conn
@@ -823,15 +753,15 @@ class Connections:
 
 
 async def connect(spec: ServerSpec, *, tap: WireTap | None = None, auth: Any = None,
-                  timeouts: Timeouts | None = None, transcript: Transcript | None = None, **session_options: Any) -> MCPConnection:
-    """One connection with a supervisor of its own. Call ``aclose()`` from this same task.
+                  timeouts: Timeouts | None = None, transcript: Transcript | None = None, **options: Any) -> MCPConnection:
+    """One connection with an owner task of its own. Call ``aclose()`` from this same task.
 
     For several connections, or connections used from other tasks, use ``Connections``.
     """
     owner = Connections(transcript, timeouts=timeouts)
     await owner.__aenter__()
     try:
-        conn = await owner.open(spec, tap=tap, auth=auth, **session_options)
+        conn = await owner.open(spec, tap=tap, auth=auth, **options)
     except BaseException:
         await owner.__aexit__(None, None, None)
         raise

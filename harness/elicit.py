@@ -8,7 +8,7 @@ returns the ``ClientSession`` options for the parts it is given, and the SDK dec
 type and default; the user accepts (fields filled, the schema's defaults applied to what
 they left out, as SEP-1034 says), declines or cancels. URL mode shows a page to visit and
 waits until the user says they are done (in both eras it may also come as error -32042 on
-a call; the connection then calls again, see ``connection._rounds``). In lessons the
+a call; ``InputRounds`` then calls again). In lessons the
 answers are the scenario's; on a terminal the user types them; with neither, the answer is
 decline.
 
@@ -20,8 +20,16 @@ decline.
 
 Sampling, roots and logging are deprecated as of protocol 2026-07-28 (SEP-2577) and still
 widely served. In that era a server cannot send requests of its own; it answers a call
-with an input-required result instead, and the connection answers it with these same
+with an input-required result instead, and ``InputRounds`` answers it with these same
 callbacks and calls again.
+
+**The rounds** are ``rounds``, a pure loop in the manner of the SDK's own
+(``mcp/client/_input_required.py``): send, and while the server answers input-required,
+answer its requests and send again with its request state; an error -32042 sends the user
+to its pages first. ``InputRounds`` plugs it into ``harness.connection``'s ``send`` hook
+with a session's callbacks. Unlike the SDK's, it answers one request at a time (the
+transcript's order is the user's), and each round starts the call timeout again: the time
+was the user's, not the server's.
 
 Introduced by s33. Not handled here: sampling with tools (the server's ``tools`` in a
 sampling request are refused), elicitation inside tasks.
@@ -31,13 +39,108 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any, TextIO
 
+import mcp_types as types
+from mcp.shared.exceptions import MCPError
+
+from harness.client import Rooted
+from harness.connection import Call, Mechanism, Send
+from harness.errors import ToolError
+from harness.guard import printable
 from harness.transcript import Transcript
 
 DECISIONS = ("accept", "decline", "cancel")
+INPUT_ROUNDS = 5  # input-required rounds (2026-07-28) in one call before giving up
+URL_RETRIES = 3  # calls made again after the user visited a page (-32042), as Claude Code
+CALLBACKS = ("elicitation_callback", "sampling_callback", "list_roots_callback")
+
+
+async def rounds(send: Callable[[dict[str, Any] | None, str | None], Awaitable[Any]], *,
+                 answer: Callable[[Mapping[str, Any]], Awaitable[dict[str, Any]]],
+                 visit: Callable[[MCPError], Awaitable[bool]] | None, restart: Callable[[], None], where: str) -> Any:
+    """``send(responses, request_state)`` until the server stops asking: its result, or ``ToolError``.
+
+    ``answer`` answers an input-required result's requests; ``visit`` shows the pages of a
+    -32042 error to the user (None: nobody to show them to, the error stands); ``restart``
+    starts the call timeout again after each round.
+    """
+    responses: dict[str, Any] | None = None
+    state: str | None = None
+    visits = 0
+    for _ in range(INPUT_ROUNDS):
+        try:
+            result = await send(responses, state)
+        except MCPError as exc:
+            if exc.code != types.URL_ELICITATION_REQUIRED or visit is None or visits >= URL_RETRIES:
+                raise
+            visits += 1
+            if not await visit(exc):
+                raise ToolError(f"{where}: needs a step in the browser first ({printable(exc.message, 120)}); it was not done") from None
+            restart()
+            continue
+        if not isinstance(result, types.InputRequiredResult):
+            return result
+        responses, state = await answer(result.input_requests or {}), result.request_state
+        restart()
+    raise ToolError(f"{where}: still asking for input after {INPUT_ROUNDS} rounds; stopped")
+
+
+class InputRounds(Mechanism):
+    """``rounds`` on every tools/call, answered by the session's own callbacks (those given)."""
+
+    def __init__(self, callbacks: Mapping[str, Any]) -> None:
+        self._callbacks = dict(callbacks)
+
+    async def send(self, call: Call, proceed: Send) -> Any:
+        async def again(responses: dict[str, Any] | None, state: str | None) -> Any:
+            return await proceed(call, input_responses=responses, request_state=state, allow_input_required=True)
+
+        visit = (lambda exc: self._visit(call, exc)) if "elicitation_callback" in self._callbacks else None
+        return await rounds(again, answer=lambda requests: self._answer(call, requests), visit=visit,
+                            restart=call.restart, where=call.where)
+
+    async def _visit(self, call: Call, exc: MCPError) -> bool:
+        """Hand each page of a -32042 error to the elicitation callback (URL mode); True if the user did them all."""
+        from mcp.client.session import ClientRequestContext
+
+        data = exc.data if isinstance(exc.data, dict) else {}
+        pages = [e for e in data.get("elicitations") or [] if isinstance(e, dict) and e.get("mode") == "url"]
+        if not pages:
+            return False
+        for page in pages:
+            params = types.ElicitRequestURLParams(message=str(page.get("message", "")), url=str(page.get("url", "")),
+                                                  elicitation_id=str(page.get("elicitationId", "")))
+            answer = await self._callbacks["elicitation_callback"](ClientRequestContext(session=call.session, request_id="url"), params)
+            if not (isinstance(answer, types.ElicitResult) and answer.action == "accept"):
+                return False
+        return True
+
+    async def _answer(self, call: Call, requests: Mapping[str, Any]) -> dict[str, Any]:
+        """The answers to an input-required result, from the same callbacks that serve the server's own requests."""
+        from mcp.client.session import ClientRequestContext
+
+        answers: dict[str, Any] = {}
+        for key, request in requests.items():
+            context = ClientRequestContext(session=call.session, request_id=key)
+            method = getattr(request, "method", "input")  # a request of a kind this client does not know may lack one
+            callback = {types.ElicitRequest: "elicitation_callback", types.CreateMessageRequest: "sampling_callback",
+                        types.ListRootsRequest: "list_roots_callback"}.get(type(request))
+            if callback is None or callback not in self._callbacks:
+                raise ToolError(f"{call.where}: the server needs {method}, which this client does not offer")
+            args = (context,) if callback == "list_roots_callback" else (context, request.params)
+            answer = await self._callbacks[callback](*args)
+            if isinstance(answer, types.ErrorData):
+                raise ToolError(f"{call.where}: {method}: {printable(answer.message, 200)}")
+            answers[key] = answer
+        return answers
+
+
+def plug(options: Mapping[str, Any]) -> InputRounds:
+    """Every connection gets the rounds; the callbacks are the session's own (``callbacks`` below), read, not taken."""
+    return InputRounds({name: options[name] for name in CALLBACKS if name in options})
 
 
 class Script:
@@ -164,14 +267,12 @@ class Roots:
     async def move(self, root: Path, clients: Iterable[Any]) -> None:
         self.root = root.resolve()
         for client in clients:
-            if hasattr(client, "roots_changed"):
+            if isinstance(client, Rooted):
                 await client.roots_changed()
 
 
 def callbacks(server: str, *, asker: Asker | None = None, sampler: Sampler | None = None, roots: Roots | None = None) -> dict[str, Any]:
     """``ClientSession`` options for one server: a callback (and so a capability) only for each part given."""
-    import mcp_types as types
-
     options: dict[str, Any] = {}
     if asker is not None:
         async def elicit(context: Any, params: Any) -> Any:

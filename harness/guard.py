@@ -43,12 +43,14 @@ from mcp.shared.message import SessionMessage
 from mcp_types.methods import validate_server_result
 from pydantic import ValidationError
 
+from harness import echo
 from harness.spec import Limits
 from harness.wire import InvalidFrame, ReadWrapper, StreamWrapper
 
 HANDSHAKE_VERSION = "2025-11-25"  # what the SDK assumes before initialize has answered
 TRUNCATED = "… [truncated]"  # after a cut description (Claude Code's marker)
 NAMES_SHOWN = 5  # tool names a warning lists before "and N more"
+SHOWN = 60  # characters of a server-given name a warning shows
 
 Warn = Callable[[str], None]
 
@@ -57,10 +59,7 @@ class UnsendableFrame(ValueError):
     """A frame the harness refused to send; the message says where the bad string is."""
 
 
-def printable(text: str, limit: int = 60) -> str:
-    """Server-given text as a message may show it: control and format characters escaped, and short."""
-    shown = "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in text[:limit])
-    return shown + ("..." if len(text) > limit else "")
+printable = echo.line  # server-given text on one line, escaped and cut; the name connection.py imports
 
 
 def unsendable(value: Any) -> str | None:
@@ -75,7 +74,7 @@ def unsendable(value: Any) -> str | None:
             for key, inner in reversed(item.items()):
                 if isinstance(key, str) and (char := _lone(key)) is not None:
                     return f"a lone surrogate ({char}) in a key of {where or 'the frame'}"
-                shown = printable(str(key), 40)
+                shown = echo.line(str(key), 40)
                 stack.append((f"{where}.{shown}" if where else shown, inner))
         elif isinstance(item, (list, tuple)):
             stack.extend((f"{where}[{i}]", inner) for i, inner in reversed(list(enumerate(item))))
@@ -111,7 +110,7 @@ def trimmed(tools: list[dict[str, Any]], limits: Limits, more: bool = False) -> 
         description = tool.get("description")
         if isinstance(description, str) and len(description) > limits.description:
             tool["description"] = description[:limits.description] + TRUNCATED
-            cut.append(printable(str(tool.get("name", "?"))))
+            cut.append(echo.line(str(tool.get("name", "?")), SHOWN))
     if cut:
         names = ", ".join(cut[:NAMES_SHOWN]) + (f" and {len(cut) - NAMES_SHOWN} more" if len(cut) > NAMES_SHOWN else "")
         what = "description" if len(cut) == 1 else "descriptions"
@@ -167,7 +166,7 @@ class _State:
                 kept.append(tool)
                 continue
             name = tool.get("name") if isinstance(tool, dict) else None
-            shown = f"'{printable(name)}'" if isinstance(name, str) else f"number {number} (no name)"
+            shown = f"'{echo.line(name, SHOWN)}'" if isinstance(name, str) else f"number {number} (no name)"
             self.warn(f"dropped tool {shown}: {problem}")
         result["tools"] = kept
 
@@ -186,7 +185,7 @@ def _unparsed_answer(frame: InvalidFrame) -> SessionMessage | None:
         reason = exc.errors()[0]["msg"]
     else:
         return None
-    error = types.ErrorData(code=types.PARSE_ERROR, message=f"the answer is not valid JSON-RPC ({printable(reason, 120)})")
+    error = types.ErrorData(code=types.PARSE_ERROR, message=f"the answer is not valid JSON-RPC ({echo.line(reason, 120)})")
     return SessionMessage(types.JSONRPCError(jsonrpc="2.0", id=message["id"], error=error))
 
 

@@ -38,10 +38,10 @@ from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any
 
-from harness import echo
+from harness import echo, transports
 from harness.errors import AuthRequired, ConfigError, HarnessError, ServerError
-from harness.mcp_client import Client
-from harness.spec import ServerSpec, State
+from harness.client import Client, Closes, Observed, Renews, Retimed
+from harness.spec import ServerSpec, State, Timeouts
 from harness.transcript import Transcript, grouped
 
 Connector = Callable[[], Awaitable[Client]]
@@ -165,7 +165,7 @@ class Hub:
         entry = self._entries[name]
         if entry.state in LIVE or entry.state in OFF or isinstance(entry.error, ConfigError):
             return entry  # live already, or never to be started (off, or a broken config entry)
-        if entry.state is State.PENDING and getattr(entry.client, "renewable", False):
+        if entry.state is State.PENDING and isinstance(entry.client, Renews) and entry.client.renewable:
             return await self.reconnect(name)  # between reconnect attempts: try now, on the same connection
         if name in self._connecting:  # asked twice at once: one connection, and both get its outcome
             await self._connecting[name].wait()
@@ -192,7 +192,7 @@ class Hub:
     async def connect_all(self, names: Iterable[str] | None = None, *, limits: Mapping[str, int] = LIMITS) -> list[Entry]:
         """Connect several servers (default: every pending one), at most ``limits[kind]`` of a kind opening at once.
 
-        The kinds are ``local`` (stdio, and servers in process) and ``remote`` (sse, http);
+        The kinds are ``local`` (a local transport, and servers in process) and ``remote``;
         the two pools fill at the same time. The opening runs concurrently; joining the hub
         happens one server at a time in the order asked, so states, warnings and which of
         two colliding servers wins never depend on which server answered first. Each
@@ -252,8 +252,8 @@ class Hub:
         entry = self._entries[name]
         if entry.state in OFF or isinstance(entry.error, ConfigError):
             return entry
-        if getattr(entry.client, "renewable", False):  # a live connection object: it reports its own outcome
-            await entry.client.reconnect()  # type: ignore[union-attr]
+        if isinstance(entry.client, Renews) and entry.client.renewable:  # a live connection object: it reports its own outcome
+            await entry.client.reconnect()
             return self._entries[name]
         if entry.state in LIVE:  # a client that cannot renew itself (in process, a stand-in): connect afresh
             self._set(replace(self._entries[name], state=State.PENDING), "reconnecting: asked to")
@@ -289,6 +289,12 @@ class Hub:
         """A ``needs-auth`` server signed in: its real client replaces the stand-in."""
         return await self._join(self._entries[name], client)
 
+    def retime(self, name: str, timeouts: Timeouts) -> None:
+        """New timeouts for a running server (s29: patched in place); its next request uses them."""
+        client = self._entries[name].client
+        if isinstance(client, Retimed):
+            client.retime(timeouts)
+
     def report(self, name: str, client: Client, state: State, reason: str) -> None:
         """A connection's own news (it died, or came back). Ignored if that client is no longer the server's."""
         entry = self._entries.get(name)
@@ -302,14 +308,13 @@ class Hub:
         for entry in held:
             if entry.state not in (State.CLOSED, State.FAILED, *OFF):  # a failure, or a choice, stays on record
                 self._set(replace(entry, state=State.CLOSED), "hub closed")
-        clients = [e.client for e in held if e.client is not None]  # a failed connection may still hold a process
-        if any(hasattr(c, "aclose") for c in clients):
+        closing = [e.client for e in held if isinstance(e.client, Closes)]  # a failed connection may still hold a process
+        if closing:
             import anyio  # only real connections need closing, and they run on anyio
 
             async with anyio.create_task_group() as tg:  # in parallel: each may wait out a grace
-                for client in clients:
-                    if hasattr(client, "aclose"):
-                        tg.start_soon(client.aclose)
+                for client in closing:
+                    tg.start_soon(client.aclose)
 
     # -- internals --
 
@@ -322,9 +327,8 @@ class Hub:
                 await _close(client)  # a refused client must not linger: from s23 on it is a live process
                 self._warn_about(f"server '{entry.name}' not connected: {exc}")
                 return self._set(replace(entry, state=State.FAILED, client=None, error=exc), str(exc))
-        observe = getattr(client, "observe", None)
-        if observe is not None:  # a real connection tells the hub when it dies
-            observe(lambda state, reason: self.report(entry.name, client, state, reason))
+        if isinstance(client, Observed):  # a real connection tells the hub when it dies
+            client.observe(lambda state, reason: self.report(entry.name, client, state, reason))
         names = echo.names([t["name"] for t in client.tools])  # server-given: escaped and cut before any output
         return self._set(replace(entry, state=State.CONNECTED, client=client, error=None), f"tools: {names}")
 
@@ -345,8 +349,8 @@ class Hub:
 
 
 def kind_of(spec: ServerSpec | None) -> str:
-    """``local`` (stdio, or a server in process) or ``remote`` (sse, http): which ``LIMITS`` pool it waits in."""
-    return "remote" if spec is not None and spec.transport in ("sse", "http") else "local"
+    """``local`` (a local transport, or a server in process) or ``remote``: which ``LIMITS`` pool it waits in."""
+    return "local" if spec is None or transports.is_local(spec.transport) else "remote"
 
 
 def unavailable(error: ServerError) -> Connector:
@@ -359,6 +363,5 @@ def unavailable(error: ServerError) -> Connector:
 
 
 async def _close(client: Client) -> None:
-    close = getattr(client, "aclose", None)
-    if close is not None:
-        await close()
+    if isinstance(client, Closes):
+        await client.aclose()

@@ -24,6 +24,11 @@ within the shutdown graces. Never a traceback, unless the harness itself has a b
 ``harness/transports/stdio.py`` and ``mock_servers/lifeline.py``), but the temporary
 workspace stays behind, as ``mcp-course-*`` in the system's temporary folder.
 
+The options are parsed before anything slow happens, and this module imports no SDK: a
+lesson's ``code.py`` imports the SDK inside its ``session``, so ``--help`` and a bad command
+line are answered in about a tenth of a second of CPU, not one and a half
+(``tests/test_lessons.py`` checks that neither imports the SDK).
+
 (``python -m harness`` is the user CLI, not this: this runner serves lessons.)
 
 Introduced by s19.
@@ -39,9 +44,10 @@ from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NoReturn, TextIO
+from typing import Any, TextIO
 
 from harness import signals
+from harness.cli_types import Parser, positive
 from harness.errors import HarnessError, UsageError
 from harness.loop import DEFAULT_MAX_TURNS, Policy, PoolSource, run_agent
 from harness.model import DEFAULT_LIVE_MODEL, Model, Scenario, ScriptedModel, live_model
@@ -109,44 +115,19 @@ def _last_word(transcript: Transcript, text: str, code: int) -> int:
     return code
 
 
-class _Parser(argparse.ArgumentParser):
-    """argparse, with a bad command line told in one line (its usage block is one ``--help`` away)."""
-
-    def error(self, message: str) -> NoReturn:
-        self.exit(2, f"error: {message} (see --help)\n")
-
-
-def folder(value: str) -> Path:
-    """An argparse type: a folder that exists, or does not exist yet; never a file."""
-    path = Path(value)
-    if path.exists() and not path.is_dir():
-        raise argparse.ArgumentTypeError(f"'{value}' is a file, not a folder")
-    return path
-
-
 def _parser(doc: str, options: Options | None) -> argparse.ArgumentParser:
     title, _, rest = doc.strip().partition("\n")
-    parser = _Parser(description=title, epilog=rest.strip() or None, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = Parser(description=title, epilog=rest.strip() or None, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--live", action="store_true", help="use the real Anthropic API (needs ANTHROPIC_API_KEY)")
     parser.add_argument("--model", help=f"live model name (default: $ANTHROPIC_MODEL, else {DEFAULT_LIVE_MODEL})")
     parser.add_argument("--prompt", help="with --live: the user prompt (default: the scenario's)")
     parser.add_argument("--scenario", type=Path, help="scenario to replay (default: the lesson's scenario.yaml)")
     parser.add_argument("--workspace", type=Path, help="folder the file tools may use (default: a fresh temporary folder)")
-    parser.add_argument("--max-turns", type=_positive, default=DEFAULT_MAX_TURNS, metavar="N", help=f"stop after this many model turns (default: {DEFAULT_MAX_TURNS})")
+    parser.add_argument("--max-turns", type=positive, default=DEFAULT_MAX_TURNS, metavar="N", help=f"stop after this many model turns (default: {DEFAULT_MAX_TURNS})")
     parser.add_argument("--deterministic", action="store_true", help="placeholders for ports, paths and the interpreter, as the pinned transcripts show them")
     if options:
         options(parser)
     return parser
-
-
-def _positive(value: str) -> int:
-    try:
-        number = int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"'{value}' is not a whole number") from None
-    if number < 1:
-        raise argparse.ArgumentTypeError(f"'{value}': must be 1 or more")
-    return number
 
 
 def _model(args: argparse.Namespace, lesson_dir: Path) -> tuple[Model, str]:

@@ -1,4 +1,4 @@
-"""Lifecycle (s28): how long to wait before reconnecting, and how a run shows every state.
+"""Lifecycle (s28): the supervisor that reconnects after a loss, and how a run shows every state.
 
 A server's life is the hub's states (``harness.spec.State``); s28 makes every transition
 visible and adds what happens after a failure::
@@ -15,8 +15,14 @@ expanded again (``config.connector`` hands the connection a ``respec``). A conne
 waiting between attempts keeps its tools in the pool, and a call cuts the wait short
 (reconnect on next use); ``hub.reconnect(name)`` does the same by hand.
 
-The wait itself is ``sleep``, handed to each connection (``Connections.open(sleep=...)``),
-so tests replace the clock and a whole backoff schedule runs in milliseconds.
+``Supervisor`` plugs the policy into a connection (``harness.connection``'s supervisor and
+``call`` hooks): after each failure of a connection that was up, it asks the policy at
+once (so the order of states is the same on every run), shows ``pending`` with the wait or
+notes that it gave up, waits between attempts, and reconnects on the next call. The wait
+itself is ``sleep``, handed to each connection (``Connections.open(sleep=...)``), so tests
+replace the clock and a whole backoff schedule runs in milliseconds. Without a policy
+(``reconnect=never``, the default) no supervisor is plugged in: a failed connection stays
+failed until ``reconnect()``.
 
 ``show`` prints each ``Change`` the hub makes as one line::
 
@@ -29,12 +35,21 @@ config's ``timeouts`` (and Cline's ``timeout``).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import Any
 
+import anyio
+
+from harness import connection
+from harness.connection import MCPConnection, Proceed, Reconnect
 from harness.errors import ServerError
 from harness.hub import Change
+from harness.results import ToolResult
+from harness.spec import State
 from harness.transcript import Transcript
+
+Sleep = Callable[[float], Awaitable[None]]
 
 
 @dataclass(frozen=True)
@@ -53,6 +68,61 @@ class Backoff:
     def schedule(self) -> list[float]:
         """Every wait, in order, before giving up: ``[1, 2, 4, 8, 16]`` by default."""
         return [self(n, ServerError("")) or 0.0 for n in range(1, self.attempts + 1)]
+
+
+class Supervisor(connection.Supervisor):
+    """A connection's life after a loss: the policy's waits, giving up, reconnecting on the next call."""
+
+    def __init__(self, policy: Reconnect, sleep: Sleep = anyio.sleep) -> None:
+        self.policy, self.sleep = policy, sleep
+        self.failures = 0  # failures since the last session was established: what the policy is told
+        self.retry_in: float | None = None  # the policy's wait before the next attempt; None: gave up
+
+    def bind(self, conn: MCPConnection) -> None:
+        self._conn = conn
+
+    def failed(self) -> None:
+        conn = self._conn
+        self.failures += 1
+        self.retry_in = self.policy(self.failures, conn.error or ServerError(conn.reason))
+        if self.retry_in is not None:
+            conn.set_state(State.PENDING, f"retry {self.failures} in {self.retry_in:g} s")
+        elif self.failures > 1:
+            conn.say("note", f"{conn.name}: gave up after {self.failures - 1} attempts to reconnect; the next call, or a reconnect, tries again")
+
+    def established(self) -> None:
+        self.failures = 0
+
+    async def rest(self, ready: Callable[[], anyio.Event | None]) -> None:
+        if self.retry_in is None:
+            self.failures = 0  # the policy gave up: if revived, it counts afresh
+        woken = ready()
+        if woken is None:
+            return
+        if self.retry_in is None:
+            await woken.wait()  # gave up: rest until a call, reconnect() or closing
+            return
+        async with anyio.create_task_group() as tg:  # the wait, cut short by a call, reconnect() or closing
+
+            async def cut_short() -> None:
+                await woken.wait()
+                tg.cancel_scope.cancel()
+
+            tg.start_soon(cut_short)
+            await self.sleep(self.retry_in)
+            tg.cancel_scope.cancel()
+
+    async def call(self, tool: str, arguments: dict[str, Any], proceed: Proceed) -> ToolResult:
+        conn = self._conn
+        if conn.state in (State.PENDING, State.FAILED) and conn.generation > 0:
+            await conn.reconnect()  # reconnect on next use: a lost session is tried again at once
+        return await proceed()
+
+
+def plug(options: dict[str, Any]) -> Supervisor | None:
+    """``Connections.open``'s ``reconnect=`` (a policy) and ``sleep=``: a supervisor, or none for ``never``."""
+    policy, sleep = options.pop("reconnect", connection.never), options.pop("sleep", anyio.sleep)
+    return None if policy is connection.never else Supervisor(policy, sleep)
 
 
 def show(transcript: Transcript) -> Callable[[Change], None]:

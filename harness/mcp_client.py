@@ -3,7 +3,8 @@
 MCP gives an agent two verbs for tools: ask a server what it offers, then call one.
 ``MockClient`` does exactly that against a server that is a Python object in this
 process, so s19 can show the whole flow with no subprocess and no network. From s23 on,
-real clients with the same three members (``name``, ``tools``, ``call_tool``) replace it.
+real clients with the same three members (``name``, ``tools``, ``call_tool``: the
+``Client`` protocol of ``harness.client``) replace it.
 
 ``agent_tools`` turns every connected client's tools into ``Tool`` values for the agent
 loop, named ``mcp__{server}__{tool}``. How names are made is a parameter: s19 glues the
@@ -20,24 +21,17 @@ Introduced by s19. Not handled here: real transports (s23-s25), resources and pr
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any, Protocol
+from typing import Any
 
 from harness import echo, schemas
+from harness.client import Client
 from harness.errors import ToolError
 from harness.results import ToolResult, text_block
 from harness.tools import Tool
 
 Pair = tuple[str, str]  # (server name, tool name) as the server spells them
 Namer = Callable[[list[Pair]], Mapping[Pair, str]]
-
-
-class Client(Protocol):
-    """What the rest of the harness needs from any MCP client, mock or real."""
-
-    name: str
-    tools: list[dict[str, Any]]  # as tools/list returned them: name, description, inputSchema, annotations
-
-    async def call_tool(self, tool: str, arguments: dict[str, Any]) -> ToolResult: ...
+__all__ = ["Client", "MockClient", "Namer", "Pair", "agent_tools", "plain_names"]
 
 
 class MockClient:

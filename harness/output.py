@@ -16,7 +16,8 @@ after-result and render hooks, and decides for each block:
     an error with no content     "server 'x': tool 'y' reported an error and said nothing"
 
 **The cap.** A result's text may take at most ``cap`` tokens (default 25,000, as Claude
-Code; per server with ``caps``). Tokens are estimated, not counted: a character is a
+Code; per server with ``caps``, which ``caps(servers)`` reads from each entry's
+``maxOutputTokens``). Tokens are estimated, not counted: a character is a
 quarter token (``len(text) / 4``, rounded up). The estimate fits English text; code and
 non-Latin scripts use more tokens per character, so the cap is a budget, not a promise.
 Over the cap, the whole text goes to a file and the model gets the head that fits, plus
@@ -41,16 +42,18 @@ import binascii
 import json
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from harness.errors import ConfigError
 from harness.results import Block, ToolResult, text_block
 from harness.tools import Tool
 from harness.transcript import Transcript
 
 CAP = 25_000  # tokens a result may take (Claude Code's MAX_MCP_OUTPUT_TOKENS default)
+MIN_CAP = 100  # the least a server's maxOutputTokens may set: a head that says anything, and the hint
 IMAGE_BYTES = 5 * 1024 * 1024  # the Messages API's limit for one image
 IMAGES = 5  # images per result sent as images; more are saved to files
 _MAGIC = {"image/png": (b"\x89PNG\r\n\x1a\n",), "image/jpeg": (b"\xff\xd8\xff",), "image/gif": (b"GIF87a", b"GIF89a"),
@@ -58,6 +61,23 @@ _MAGIC = {"image/png": (b"\x89PNG\r\n\x1a\n",), "image/jpeg": (b"\xff\xd8\xff",)
 _EXTENSIONS = {"image/png": "png", "image/jpeg": "jpg", "image/gif": "gif", "image/webp": "webp", "audio/wav": "wav",
                "audio/x-wav": "wav", "audio/mpeg": "mp3", "audio/ogg": "ogg", "application/zip": "zip",
                "application/pdf": "pdf", "application/json": "json", "text/plain": "txt", "text/markdown": "md"}
+
+
+def caps(servers: Iterable[Any]) -> dict[str, int]:
+    """Each configured server's own cap (``"maxOutputTokens"`` in its entry as written, a ``harness.config.ServerConfig``).
+
+    A server without the field gets the default cap. A value that is not a whole number of
+    at least ``MIN_CAP`` tokens is a ``ConfigError`` naming the server and the field.
+    """
+    found = {}
+    for server in servers:
+        cap = server.raw.get("maxOutputTokens")
+        if cap is None:
+            continue
+        if isinstance(cap, bool) or not isinstance(cap, int) or cap < MIN_CAP:
+            raise ConfigError(f"server '{server.name}': field 'maxOutputTokens': expected a whole number of tokens, at least {MIN_CAP}")
+        found[server.name] = cap
+    return found
 
 
 def tokens(text: str) -> int:

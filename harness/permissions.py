@@ -8,12 +8,17 @@ Every call passes the loop's before-call hook (``Permissions.before_call``), whi
     2. ask rules           the same syntax; an ask rule asks every time ("always" is not offered)
     3. allow rules         the same syntax
     4. "always" answers    given this session; kept in memory, never written to a file
-    5. autoApprove         the server's list in a Cline settings file (tool names as the server gives them)
+    5. autoApprove         the server's list in a Cline settings file (tool names as the server gives them;
+                           ``auto_approve`` reads it from the config's entries)
     6. annotations         readOnlyHint: allow. Anything else, destructive or unmarked: ask.
 
 Deny beats ask, ask beats allow. A tool a deny rule names is also left out of the pool
 (``visible``), as Claude Code does, so the model is not offered what it may never use; a
 call to it anyway is denied all the same.
+
+Every decision is a transcript line: ``ok`` allowed without asking (and by what: a rule,
+"always", autoApprove, a built-in, the read-only claim), ``??`` asked (and the answer),
+``!!`` denied by a rule.
 
 **Asking** goes through a ``Prompter``: a real y/n/always question on a terminal
 (``TerminalPrompter``), the scenario's ``answers`` in lessons and tests
@@ -43,6 +48,7 @@ from pathlib import Path
 from typing import Any, Protocol, TextIO
 
 from harness.errors import ConfigError
+from harness.naming import normalize
 from harness.results import ToolResult
 from harness.tools import Tool
 from harness.transcript import Transcript
@@ -83,19 +89,42 @@ class Rules:
             lists[key] = tuple(value)
         return cls(**lists)
 
-    def first(self, verdict: str, name: str) -> str | None:
-        return next((rule for rule in getattr(self, verdict) if matches(rule, name)), None)
+    def first(self, verdict: str, tool: Tool) -> str | None:
+        return next((rule for rule in getattr(self, verdict) if matches(rule, tool)), None)
 
 
-def matches(rule: str, name: str) -> bool:
-    """Claude Code's matching for MCP names: exact, ``mcp__server`` for the whole server, or ``mcp__server__*``."""
-    if rule == name:
+def matches(rule: str, tool: Tool) -> bool:
+    """Claude Code's rule forms, matched by whole segments: ``mcp__server`` and ``mcp__server__*``
+    name every tool of that server, ``mcp__server__tool`` (or a built-in's name) one tool.
+
+    The server segment is compared with the server the tool came from (its name normalized,
+    as tool names spell it), never as a prefix of the tool's name: under ``mcp__docs``, a
+    server named ``docs__evil`` is not docs, though its tools' names begin ``mcp__docs__``.
+    """
+    if rule == tool.name:
         return True
-    if rule.startswith("mcp__") and rule.endswith("__*"):
-        return name.startswith(rule[:-1])
-    if rule.startswith("mcp__") and "__" not in rule[len("mcp__"):]:
-        return name.startswith(rule + "__")
-    return False
+    server = rule[len("mcp__"):-len("__*")] if rule.endswith("__*") else rule[len("mcp__"):]
+    if not rule.startswith("mcp__") or not server or "__" in server or tool.source == "builtin":
+        return False
+    return normalize(tool.source) == server
+
+
+def auto_approve(servers: Iterable[Any]) -> dict[str, tuple[str, ...]]:
+    """Cline's ``autoApprove`` of each configured server (``harness.config.ServerConfig``), read from its entry as written.
+
+    The tool names as the server gives them; a server without the field approves nothing. A
+    value that is not a list of strings is a ``ConfigError`` naming the server and the field:
+    a permission is never guessed from a malformed one.
+    """
+    approved = {}
+    for server in servers:
+        names = server.raw.get("autoApprove")
+        if names is None:
+            continue
+        if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+            raise ConfigError(f"server '{server.name}': field 'autoApprove': expected a list of strings")
+        approved[server.name] = tuple(names)
+    return approved
 
 
 # --- deciding ------------------------------------------------------------------------------------
@@ -126,14 +155,14 @@ class Permissions:
 
     def decide(self, tool: Tool) -> Decision:
         name = tool.name
-        if rule := self.rules.first(DENY, name):
+        if rule := self.rules.first(DENY, tool):
             return Decision(DENY, f"deny rule {rule}")
-        if rule := self.rules.first(ASK, name):
+        if rule := self.rules.first(ASK, tool):
             return Decision(ASK, f"ask rule {rule}", may_remember=False)
-        if rule := self.rules.first(ALLOW, name):
+        if rule := self.rules.first(ALLOW, tool):
             return Decision(ALLOW, f"allow rule {rule}")
         if name in self.always:
-            return Decision(ALLOW, "allowed always, this session")
+            return Decision(ALLOW, "answered always, this session")
         if tool.source != "builtin" and tool.original in self.auto_approve.get(tool.source, ()):
             return Decision(ALLOW, f"autoApprove of server '{tool.source}'")
         if tool.source == "builtin":
@@ -145,11 +174,11 @@ class Permissions:
 
     def visible(self, tools: Sequence[Tool]) -> list[Tool]:
         """The pool without the tools a deny rule names."""
-        return [t for t in tools if self.rules.first(DENY, t.name) is None]
+        return [t for t in tools if self.rules.first(DENY, t) is None]
 
     def hidden(self, tools: Sequence[Tool]) -> dict[str, str]:
         """The tools ``visible`` leaves out, each with the deny rule that names it."""
-        return {t.name: rule for t in tools if (rule := self.rules.first(DENY, t.name)) is not None}
+        return {t.name: rule for t in tools if (rule := self.rules.first(DENY, t)) is not None}
 
     async def before_call(self, call: Any, tool: Tool) -> ToolResult | None:
         decision = self.decide(tool)
@@ -164,6 +193,8 @@ class Permissions:
         if decision.verdict == DENY:
             self._record(tool, call.input, decision, "no")
             return ToolResult.failure(f"permission denied: {tool.name} ({decision.reason})")
+        if self.transcript is not None:  # allowed unasked: the line says which source allowed it
+            self.transcript.emit("allow", name=tool.name, reason=decision.reason)
         return None
 
     def _record(self, tool: Tool, arguments: Mapping[str, Any], decision: Decision, answer: str) -> None:

@@ -12,7 +12,8 @@ time, so the same servers always give the same bytes:
   ``(destructive)``; the model reads them, and s31 turns them into permissions.
 
 ``system_prompt`` is rebuilt every turn too, so it always names the servers that are
-connected now. ``cached`` is the bug this lesson exists for: it freezes the first turn's
+connected now. Given the hub's ``entries``, it names a ``needs-auth`` server (s26) apart:
+it offers only its authenticate tool, and is not connected until it is signed in. ``cached`` is the bug this lesson exists for: it freezes the first turn's
 pool, and a server connected later is invisible to the model.
 
 Rebuilt is not recomputed from scratch: turning one server's listing into marked
@@ -32,11 +33,13 @@ import dataclasses
 import inspect
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 
 from harness import echo, naming
 from harness.loop import PoolSource, Turn
 from harness.mcp_client import Client, Namer, agent_tools
+from harness.spec import State
 from harness.tools import Tool
 
 DESCRIBED = 300  # characters of a description on the "the model sees" lines
@@ -97,12 +100,18 @@ def _marked(tool: Tool) -> Tool:
     return dataclasses.replace(tool, description=" ".join([tool.description, *marks]).strip()) if marks else tool
 
 
-def system_prompt(base: str, clients: Mapping[str, Client]) -> str:
-    """The system prompt for this turn: the base text plus the servers connected now."""
-    if not clients:
-        return f"{base}\nNo MCP servers are connected."
-    servers = ", ".join(f"{name} ({_count(len(clients[name].tools), 'tool')})" for name in sorted(clients))
-    return f"{base}\nConnected MCP servers: {servers}."
+def system_prompt(base: str, clients: Mapping[str, Client], entries: Mapping[str, Any] | None = None) -> str:
+    """The system prompt for this turn: the base text plus the servers connected now.
+
+    ``entries`` (the hub's): a server in ``needs-auth`` is named on a line of its own, never as connected.
+    """
+    waiting = [n for n in sorted(clients) if entries is not None and n in entries and entries[n].state is State.NEEDS_AUTH]
+    connected = [n for n in sorted(clients) if n not in waiting]
+    servers = ", ".join(f"{name} ({_count(len(clients[name].tools), 'tool')})" for name in connected)
+    text = f"{base}\nConnected MCP servers: {servers}." if connected else f"{base}\nNo MCP servers are connected."
+    if waiting:
+        text += f"\nNot connected, needing authorization (sign in with the server's authenticate tool): {', '.join(waiting)}."
+    return text
 
 
 def _count(n: int, noun: str) -> str:
@@ -119,10 +128,12 @@ def describe(tools: Iterable[Tool]) -> str:
     return "\n".join(f"{t.name}: {echo.line(t.description, DESCRIBED)}" for t in tools)
 
 
-def rebuilt(base: str, builtins: Sequence[Tool], clients: Mapping[str, Client], report: Callable[[str], None] | None = None) -> Callable[[], Turn]:
+def rebuilt(base: str, builtins: Sequence[Tool], clients: Mapping[str, Client], report: Callable[[str], None] | None = None,
+            entries: Mapping[str, Any] | None = None) -> Callable[[], Turn]:
     """The pool source s22 teaches: every call rebuilds tools and system prompt from ``clients``.
 
-    ``report`` (optional) is told what the model sees each time the tool names change.
+    ``report`` (optional) is told what the model sees each time the tool names change;
+    ``entries`` (the hub's, optional) lets the system prompt tell a needs-auth server apart.
     """
     shown: list[str] = []
     converted = Converted()
@@ -133,7 +144,7 @@ def rebuilt(base: str, builtins: Sequence[Tool], clients: Mapping[str, Client], 
         if report is not None and [t.name for t in tools] != shown:
             shown[:] = [t.name for t in tools]
             report("the model sees:\n" + describe(tools))
-        return Turn(system_prompt(base, live), tools)
+        return Turn(system_prompt(base, live, entries), tools)
 
     return turn
 

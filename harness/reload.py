@@ -114,7 +114,7 @@ def diff(old: Iterable[ServerConfig], new: Iterable[ServerConfig]) -> Plan:
 
 def _patches(was: ServerConfig, now: ServerConfig) -> str:
     what = []
-    if was.auto_approve != now.auto_approve:
+    if was.raw.get("autoApprove") != now.raw.get("autoApprove"):
         what.append("autoApprove")
     for name in config.TIMEOUT_NAMES:
         if getattr(was.timeouts, name) != getattr(now.timeouts, name):
@@ -245,9 +245,8 @@ class Reloader:
         for server in plan.add:
             self.hub.add(server.name, **config.entry(server, self._connector))
         for server in plan.unchanged:
-            client = self.hub.entries[server.name].client
-            if server.name in plan.patched and hasattr(client, "timeouts"):
-                client.timeouts = server.timeouts  # type: ignore[union-attr]  (the next call uses them)
+            if server.name in plan.patched:
+                self.hub.retime(server.name, server.timeouts)  # the next call uses them
         starting = [s.name for s in (*plan.restart, *plan.add) if s.state is State.PENDING and s.spec is not None]
         if starting:
             await self.hub.connect_all(starting)

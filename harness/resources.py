@@ -19,8 +19,13 @@ the text of a user message: the lesson starts its conversation from one, the CLI
 between calls wait in their connection until ``show_logs`` prints them with their level
 and server, at the start of the next turn, so they never interleave with a turn's output.
 
-``list_changed`` for tools, resources and prompts is handled in the connection: the list
-is fetched again, the transcript says why, and the next turn's pool shows the change.
+**The connection's side** is ``Offering``, plugged into ``harness.connection``'s hooks: at
+connect it lists what the server declared besides tools (``opened``); a ``list_changed``
+for tools, resources or prompts (``notified``) has the refresher beside the session
+(``beside``) fetch that list again once the calls in flight have answered, the transcript
+says why, and a call returns only once its changes are in (``call``), so the next turn's
+pool shows them. It queues the log messages sent between calls, and answers
+``read_resource`` and ``get_prompt`` for the connection.
 
 Introduced by s30. Not handled here: subscriptions to one resource (``resources/subscribe``),
 binary contents for the model (s32 saves them to files), completion in the CLI.
@@ -32,19 +37,175 @@ import json
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
+import anyio
+import mcp_types as types
+from mcp import ClientSession
+
+from harness.client import Offers, has_resources
+from harness.connection import MCPConnection, Mechanism, Proceed
 from harness.errors import ToolError
+from harness.guard import printable
 from harness.hub import Hub
-from harness.mcp_client import Client
 from harness.results import ToolResult, text_block
 from harness.tools import Tool
 from harness.transcript import Transcript
 
 LIST = "list_mcp_resources"
 READ = "read_mcp_resource"
+LOGS_KEPT = 100  # log messages queued between calls; more are dropped until drained
+_KEYS = {"tools": "name", "resources": "uri", "prompts": "name"}  # what names an item of each list
 
 
-def has_resources(client: Client) -> bool:
-    return "resources" in getattr(client, "capabilities", {})
+class Offering(Mechanism):
+    """One connection's resources, templates, prompts and queued log messages, kept fresh after list_changed."""
+
+    def __init__(self) -> None:
+        self.resources: list[dict[str, Any]] = []
+        self.resource_templates: list[dict[str, Any]] = []
+        self.prompts: list[dict[str, Any]] = []
+        self.logs: list[dict[str, Any]] = []  # log messages that came while no call ran; see drain_logs()
+        self._calls = 0  # tools/call requests in flight
+        self._quiet: anyio.Event | None = None  # made only when the refresher waits for the calls in flight
+        self._stale: set[str] = set()  # lists a list_changed notification said are out of date
+        self._kick = anyio.Event()  # set: the refresher has lists to fetch again
+        self._settled = True  # no list is waiting to be fetched again
+        self._fetched: anyio.Event | None = None  # made only when a call waits for a list to be fetched
+
+    def bind(self, conn: MCPConnection) -> None:
+        self._conn = conn
+        conn.offered_by(self)
+
+    def options(self) -> dict[str, Any]:
+        return {"logging_callback": self._on_log}
+
+    async def opened(self, session: ClientSession) -> None:
+        """At connect: what the server declared besides tools, listed once."""
+        conn = self._conn
+        if "resources" in conn.capabilities:
+            conn.begin("resources/list")
+            self.resources = await self._request_list(session, "resources")
+            self.resource_templates = await self._request_list(session, "resource_templates")
+        if "prompts" in conn.capabilities:
+            conn.begin("prompts/list")
+            self.prompts = await self._request_list(session, "prompts")
+
+    async def call(self, tool: str, arguments: dict[str, Any], proceed: Proceed) -> ToolResult:
+        self._calls += 1
+        try:
+            result = await proceed()
+        finally:
+            self._calls -= 1
+            if not self._calls and self._quiet is not None:
+                self._quiet.set()
+        await self.fresh()  # a list the call changed is fetched before the model's next turn
+        return result
+
+    async def fresh(self) -> None:
+        """Wait until every list a ``list_changed`` named has been fetched again (at most the list timeout)."""
+        if self._settled:
+            return  # the common case costs one test: no event, no cancel scope
+        if self._fetched is None:
+            self._fetched = anyio.Event()
+        with anyio.move_on_after(self._conn.timeouts.list):
+            await self._fetched.wait()
+
+    async def list_resources(self) -> list[dict[str, Any]]:
+        """``resources/list`` (every page, under the list timeout); refreshes ``resources``."""
+        self.resources = await self._request_list(self._conn.live(None), "resources")
+        return self.resources
+
+    async def read_resource(self, uri: str) -> list[dict[str, Any]]:
+        """``resources/read``: the contents as MCP sends them (``text`` or ``blob``, with ``uri`` and ``mimeType``)."""
+        conn = self._conn
+        result = await conn.request(f"resources/read {uri}", conn.live(None).read_resource(uri), conn.timeouts.call, "call")
+        return [c.model_dump(by_alias=True, mode="json", exclude_none=True) for c in result.contents]
+
+    async def get_prompt(self, name: str, arguments: dict[str, str]) -> dict[str, Any]:
+        """``prompts/get``: ``{description, messages}``, each message ``{role, content}`` as MCP sends it."""
+        conn = self._conn
+        result = await conn.request(f"prompts/get {name}", conn.live(None).get_prompt(name, arguments), conn.timeouts.call, "call")
+        return result.model_dump(by_alias=True, mode="json", exclude_none=True, include={"description", "messages"})
+
+    def drain_logs(self) -> list[dict[str, Any]]:
+        """The log messages queued while no call ran, oldest first (``{server, level, text}``), and forget them."""
+        queued, self.logs = self.logs, []
+        return queued
+
+    async def _request_list(self, session: ClientSession, kind: str) -> list[dict[str, Any]]:
+        """Every page of ``resources``, ``resource_templates`` or ``prompts``, all within the list timeout."""
+        method = {"resources": session.list_resources, "resource_templates": session.list_resource_templates,
+                  "prompts": session.list_prompts}[kind]
+        found: list[dict[str, Any]] = []
+        cursor, pages = None, 0
+        with anyio.fail_after(self._conn.timeouts.list):
+            while True:
+                page = await method(params=types.PaginatedRequestParams(cursor=cursor) if cursor else None)
+                items = page.resources if kind == "resources" else page.resource_templates if kind == "resource_templates" else page.prompts
+                found += [item.model_dump(by_alias=True, mode="json", exclude_none=True) for item in items]
+                pages += 1
+                if not (cursor := page.next_cursor) or pages >= self._conn.limits.pages:
+                    break
+        return found
+
+    async def beside(self, session: ClientSession) -> None:
+        """The refresher: fetch again each list a ``list_changed`` named (in the session's task, never in the SDK's callback)."""
+        while True:
+            await self._kick.wait()
+            # A call's notifications come before its answer: list again once the calls in flight
+            # have answered, so every list_changed of a call is in, and the frames' order is fixed.
+            while self._calls:
+                self._quiet = anyio.Event()
+                await self._quiet.wait()
+            self._quiet = None
+            self._kick = anyio.Event()
+            while self._stale:
+                kind = min(self._stale)
+                self._stale.discard(kind)
+                try:
+                    await self._relist(session, kind)
+                except Exception as exc:  # a refresh that fails keeps the old list and says why
+                    self._conn.say("warning", f"{self._conn.name}: {kind}/list after list_changed failed: {type(exc).__name__}: {exc}")
+            self._settled = True
+            if self._fetched is not None:
+                self._fetched.set()
+                self._fetched = None
+
+    async def _relist(self, session: ClientSession, kind: str) -> None:
+        conn, key = self._conn, _KEYS[kind]
+        before = [item[key] for item in self._listed(kind)]
+        if kind == "tools":
+            await conn.relist_tools(session)
+        elif kind == "resources":
+            self.resources = await self._request_list(session, kind)
+        else:
+            self.prompts = await self._request_list(session, kind)
+        after = [item[key] for item in self._listed(kind)]
+        change = [f"+{printable(n, 80)}" for n in after if n not in before] + [f"-{printable(n, 80)}" for n in before if n not in after]
+        conn.say("note", f"{conn.name}: notifications/{kind}/list_changed: {kind} listed again: {', '.join(change) or 'no change'}")
+
+    def _listed(self, kind: str) -> list[dict[str, Any]]:
+        return self._conn.tools if kind == "tools" else self.resources if kind == "resources" else self.prompts
+
+    def notified(self, message: Any) -> None:
+        kind = {types.ToolListChangedNotification: "tools", types.ResourceListChangedNotification: "resources",
+                types.PromptListChangedNotification: "prompts"}.get(type(message))
+        if kind is not None:
+            self._stale.add(kind)
+            self._settled = False
+            self._kick.set()
+
+    async def _on_log(self, params: types.LoggingMessageNotificationParams) -> None:
+        text = params.data if isinstance(params.data, str) else json.dumps(params.data, sort_keys=True)
+        entry = {"server": self._conn.name, "level": params.level, "text": printable(text, 500)}
+        if self._calls:  # during a call: part of what that call shows
+            self._conn.post("log", **entry)
+        elif len(self.logs) < LOGS_KEPT:  # between calls: queued for the next turn
+            self.logs.append(entry)
+        await anyio.lowlevel.checkpoint()
+
+
+def plug(options: dict[str, Any]) -> Offering:
+    return Offering()
 
 
 class WithResources(Sequence[Tool]):
@@ -83,15 +244,15 @@ def tools(hub: Hub) -> list[Tool]:
         for name in sorted(live):
             client = live[name]
             try:
-                if not client.capabilities["resources"].get("listChanged"):  # type: ignore[attr-defined]
-                    await client.list_resources()  # type: ignore[attr-defined]  (no notifications: ask every time)
+                if not client.capabilities["resources"].get("listChanged"):
+                    await client.list_resources()  # no notifications: ask every time
             except ToolError as exc:
                 lines.append(f"{name}: could not list resources: {exc}")
                 continue
-            for r in client.resources:  # type: ignore[attr-defined]
+            for r in client.resources:
                 kind = f" ({r['mimeType']})" if r.get("mimeType") else ""
                 lines.append(f"{name}: {r['uri']}  {r.get('name', '')}{kind}: {r.get('description', '')}".rstrip(": "))
-            for t in client.resource_templates:  # type: ignore[attr-defined]
+            for t in client.resource_templates:
                 lines.append(f"{name}: template {t['uriTemplate']}  {t.get('name', '')}: {t.get('description', '')}".rstrip(": "))
         if not lines:
             return ToolResult((text_block("No resources found. MCP servers may still offer tools without resources."),))
@@ -109,7 +270,7 @@ def tools(hub: Hub) -> list[Tool]:
             raise ToolError(f"server '{server}' is not connected ({entry.state.value})")
         if not has_resources(client):
             raise ToolError(f"server '{server}' does not offer resources")
-        contents = await client.read_resource(uri)  # type: ignore[attr-defined]
+        contents = await client.read_resource(uri)
         blocks = []
         for item in contents:
             if "text" in item:
@@ -131,9 +292,9 @@ def tools(hub: Hub) -> list[Tool]:
     ]
 
 
-async def expand(client: Client, name: str, arguments: Mapping[str, str]) -> str:
+async def expand(client: Offers, name: str, arguments: Mapping[str, str]) -> str:
     """A prompt's messages as the text of one user message (each message's role named when there are several)."""
-    prompt = await client.get_prompt(name, dict(arguments))  # type: ignore[attr-defined]
+    prompt = await client.get_prompt(name, dict(arguments))
     parts = []
     messages = prompt.get("messages", [])
     for message in messages:
@@ -152,24 +313,26 @@ def show_logs(hub: Hub, transcript: Transcript) -> None:
     """Print the log messages servers sent between calls, oldest first per server, servers by name."""
     for name in sorted(hub.entries):
         client = hub.entries[name].client
-        for entry in (client.drain_logs() if hasattr(client, "drain_logs") else []):  # type: ignore[union-attr]
+        for entry in (client.drain_logs() if isinstance(client, Offers) else []):
             transcript.emit("log", **entry)
 
 
 def prompt_rows(hub: Hub) -> list[dict[str, Any]]:
     """Every live server's prompts: ``{server, name, description, arguments}`` (the CLI's ``prompts``)."""
     return [{"server": name, "name": p["name"], "description": p.get("description", ""), "arguments": p.get("arguments", [])}
-            for name, client in sorted(hub.clients.items()) for p in getattr(client, "prompts", [])]
+            for name, client in sorted(hub.clients.items()) if isinstance(client, Offers) for p in client.prompts]
 
 
 def resource_rows(hub: Hub) -> list[dict[str, Any]]:
     """Every live server's resources and templates (the CLI's ``resources``)."""
     rows = []
     for name, client in sorted(hub.clients.items()):
-        for r in getattr(client, "resources", []):
+        if not isinstance(client, Offers):
+            continue
+        for r in client.resources:
             rows.append({"server": name, "uri": r["uri"], "name": r.get("name", ""), "mime_type": r.get("mimeType"),
                          "description": r.get("description", ""), "template": False})
-        for t in getattr(client, "resource_templates", []):
+        for t in client.resource_templates:
             rows.append({"server": name, "uri": t["uriTemplate"], "name": t.get("name", ""), "mime_type": t.get("mimeType"),
                          "description": t.get("description", ""), "template": True})
     return rows

@@ -27,10 +27,8 @@ import shlex
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
+from harness import transports
 from harness.errors import ConfigError
-
-# The transports harness.transports can open. A URL transport needs `url`; stdio needs `command`.
-TRANSPORTS = ("stdio", "sse", "http")
 
 
 class State(enum.Enum):
@@ -72,7 +70,7 @@ class FrozenMap(Mapping[str, str]):
 
 @dataclass(frozen=True)
 class ServerSpec:
-    """Where one server is: a command to spawn (stdio) or a URL (sse, http). Hashable."""
+    """Where one server is: a command to spawn (a local transport) or a URL. Hashable."""
 
     name: str
     transport: str
@@ -89,15 +87,15 @@ class ServerSpec:
         object.__setattr__(self, "args", tuple(self.args))
         object.__setattr__(self, "env", FrozenMap(self.env))
         object.__setattr__(self, "headers", FrozenMap(self.headers))
-        if self.transport not in TRANSPORTS:
-            raise ConfigError(f"server '{self.name}': field 'transport': expected one of {', '.join(TRANSPORTS)}")
-        needed = "command" if self.transport == "stdio" else "url"
+        if self.transport not in transports.names():
+            raise ConfigError(f"server '{self.name}': field 'transport': expected one of {', '.join(transports.names())}")
+        needed = "command" if transports.is_local(self.transport) else "url"  # a local transport spawns a command
         if not getattr(self, needed):
             raise ConfigError(f"server '{self.name}': field '{needed}': required for transport '{self.transport}'")
 
     def where(self) -> str:
         """The command line or URL, as messages print it."""
-        return shlex.join([self.command or "", *self.args]) if self.transport == "stdio" else self.url or ""
+        return shlex.join([self.command or "", *self.args]) if transports.is_local(self.transport) else self.url or ""
 
 
 @dataclass(frozen=True)

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from harness import echo
 from harness.errors import ToolError
 from harness.results import ToolResult
 
@@ -227,9 +228,8 @@ def _printable(name: str) -> str:
 
 
 def _shown(text: str) -> str:
-    """A model-given path as messages echo it: control, format and surrogate characters escaped, and short."""
-    escaped = "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in text[:SHOWN])
-    return escaped if len(text) <= SHOWN else f"{escaped}... ({len(text):,} characters)"
+    """A model-given path as messages echo it: escaped and short (``harness.echo``)."""
+    return echo.line(text, SHOWN)
 
 
 def _reason(exc: BaseException) -> str:

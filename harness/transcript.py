@@ -224,6 +224,8 @@ def render(event: dict[str, Any]) -> str:
         marker = "  <! " if event["is_error"] else "  <- "
         first, _, rest = event["content"].partition("\n")
         return marker + first + ("\n" + _indent(rest, "     ") if rest else "")
+    if kind == "allow":
+        return f"  ok {event['name']}: allowed ({event['reason']})"
     if kind == "ask":
         if event["asked"]:
             return f"  ?? {event['name']}: {event['reason']}: asked, {event['by']} answered {event['answer']}"

@@ -11,7 +11,10 @@ so a lesson can print the conversation on the wire (``--wire``) or pin it in a s
 the file is opened before the run, so a path that cannot be written is a usage error
 at once, not after the run). The tap sees JSON-RPC only:
 HTTP statuses and headers (404, Mcp-Session-Id) are the transport's business, and
-``harness.connection`` and the transports report those as notes.
+``harness.connection`` and the transports report those as notes. A tap made with
+``events=True`` also hands each transport a ``trace`` (``Context.trace``) that prints what
+the transport does as notes (s23's spawn, s24's GET, endpoint event and POSTs): a lesson
+whose mechanism is the transport shows it in its default run, without ``--wire``.
 
 Request ids are renumbered per server in order of first use (1, 2, 3, ...), across
 re-initialized sessions too, so a snapshot never depends on how the SDK counts. Ids of
@@ -89,11 +92,19 @@ class WireTap:
     ``callback(server, direction, message)`` instead.
     """
 
-    def __init__(self, sink: Transcript | Sink, *, show: bool = True, file: TextIO | None = None) -> None:
+    def __init__(self, sink: Transcript | Sink, *, show: bool = True, file: TextIO | None = None, events: bool = False) -> None:
         self._sink = sink
         self._show = show
         self._file = file
+        self._events = events
         self._ids: dict[str, _Ids] = {}
+
+    def trace(self, server: str) -> Callable[[str], None] | None:
+        """The transport's events for ``server`` as notes (``docs: GET /sse: 200 OK``), or None if not asked for."""
+        sink = self._sink
+        if not self._events or not isinstance(sink, Transcript):
+            return None
+        return lambda text: sink.post("note", text=f"{server}: {text}")  # post: called inside the transport's tasks
 
     def new_session(self, server: str) -> None:
         """Called by the transport before each (re)initialize of ``server``."""
@@ -216,17 +227,18 @@ def options(parser: argparse.ArgumentParser) -> None:
 
 
 @contextmanager
-def recording(transcript: Transcript, args: argparse.Namespace) -> Iterator[WireTap | None]:
+def recording(transcript: Transcript, args: argparse.Namespace, events: bool = False) -> Iterator[WireTap | None]:
     """A tap for this run, streaming to ``--frames`` if given (opened now: a bad path fails before the run).
 
-    None when neither ``--wire`` nor ``--frames`` asks for the frames: nobody would see them.
+    ``events``: the transport's own events are printed too, with or without ``--wire``.
+    None when neither ``--wire``, ``--frames`` nor ``events`` asks for anything: nobody would see it.
     """
     if args.frames is None:
-        yield WireTap(transcript, show=True) if args.wire else None
+        yield WireTap(transcript, show=args.wire, events=events) if args.wire or events else None
         return
     try:
         file = open(args.frames, "w", encoding="utf-8")  # noqa: SIM115  (closed below, errors included)
     except OSError as exc:
         raise UsageError(f"--frames: cannot write {args.frames}: {exc.strerror}") from None
     with file:
-        yield WireTap(transcript, show=args.wire, file=file)
+        yield WireTap(transcript, show=args.wire, file=file, events=events)

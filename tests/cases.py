@@ -52,4 +52,9 @@ CASES = [
     Case("s33"),
 ]
 
+# Snapshots pinned by a test of its own, outside the lesson cases (same naming rules).
+APP_SNAPSHOTS = [
+    SNAPSHOTS / "cli" / "chat_stack.transcript",  # tests/test_app_stack.py: the user CLI's chat on the whole stack
+]
+
 LESSONS = sorted(p.name for p in (ROOT / "lessons").iterdir() if (p / "code.py").is_file())

@@ -3,6 +3,7 @@
 Set up for the whole session (each xdist worker too):
 - the leak check's subreaper (``tests/leaks.py``), so it counts only this session's processes;
 - the time limit of one test, ``limits.TEST``, unless ``--timeout`` or PYTEST_TIMEOUT gives one;
+- hypothesis without its deadline per example (200 ms: a speed check that a busy machine fails);
 and the ``slow`` marker (pyproject.toml) marks a test that needs child processes: lessons,
 the CLI, a signal; ``pytest -m "not slow"`` is the fast lane.
 """
@@ -18,6 +19,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
@@ -30,6 +32,8 @@ import limits  # noqa: E402
 def pytest_configure(config):
     if config.getoption("timeout", None) is None and not os.environ.get("PYTEST_TIMEOUT"):
         config.option.timeout = limits.TEST
+    settings.register_profile("suite", deadline=None)
+    settings.load_profile("suite")
     problem = leaks.install()
     if problem is not None:
         sys.stderr.write(f"tests/leaks.py: {problem}; orphans of the tests will not be counted\n")

@@ -1,11 +1,15 @@
 """The user CLI (``python -m harness``) against real config files holding the course's mock servers.
 
-Each test runs the CLI as a user would, in a subprocess, and checks its exit code, its
-output (``--json`` parses, with the promised shapes) and that no process is left.
+Each test runs the CLI in this process, through ``harness.app.main(argv, out, err)`` as
+``python -m harness`` does, and checks its exit code, its output (``--json`` parses, with
+the promised shapes) and that no process is left. One test runs it as a child process,
+to check that the process's exit code and streams are the ones ``main`` gave.
 """
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import subprocess
@@ -14,8 +18,11 @@ from pathlib import Path
 
 import pytest
 from leaks import no_process_left  # noqa: F401  (the fixture)
+from limits import RUN
 
-pytestmark = pytest.mark.usefixtures("no_process_left")
+from harness import app
+
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_process_left")]
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -23,11 +30,42 @@ def server(module: str) -> dict:
     return {"command": sys.executable, "args": ["-m", f"mock_servers.{module}", "--transport", "stdio"]}
 
 
+def _managed(argv: tuple[str, ...]) -> list[str]:
+    """This machine's enterprise folder out of the way (a test must not depend on it)."""
+    return [] if "--managed" in argv else ["--managed", str(ROOT / "tests" / "no-managed-folder")]
+
+
 def cli(*argv: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
-    """The CLI, with this machine's enterprise folder out of the way (a test must not depend on it)."""
+    """The CLI in this process, from ``cwd``: its exit code (argparse's too), stdout and stderr."""
+    out, err = io.StringIO(), io.StringIO()
+    before = os.getcwd()
+    os.chdir(cwd)
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):  # argparse writes to sys.stdout/sys.stderr
+            try:
+                code = app.main([*_managed(argv), *argv], out, err)
+            except SystemExit as stop:
+                code = stop.code if isinstance(stop.code, int) else 2
+    finally:
+        os.chdir(before)
+    return subprocess.CompletedProcess(["python", "-m", "harness", *argv], code, out.getvalue(), err.getvalue())
+
+
+def cli_process(*argv: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
+    """``python -m harness ARGV`` as a user runs it."""
     env = {**os.environ, "PYTHONHASHSEED": "0", "PYTHONUTF8": "1"}
-    managed = [] if "--managed" in argv else ["--managed", str(ROOT / "tests" / "no-managed-folder")]
-    return subprocess.run([sys.executable, "-m", "harness", *managed, *argv], cwd=cwd, env=env, capture_output=True, text=True, timeout=60)
+    return subprocess.run([sys.executable, "-m", "harness", *_managed(argv), *argv], cwd=cwd, env=env, capture_output=True, text=True,
+                          timeout=RUN)
+
+
+@pytest.mark.slow
+def test_the_process_exits_with_main_s_code_and_streams(configs):
+    config = str(configs["claude_desktop_config.json"])
+    listed = cli_process("--config", config, "servers", "--json")
+    assert (listed.returncode, listed.stderr) == (0, ""), listed
+    assert [r["state"] for r in json.loads(listed.stdout)] == ["connected", "connected"]
+    bad = cli_process("--config", config, "call", "mcp__docs__search", "{not json")
+    assert (bad.returncode, bad.stdout) == (2, "") and bad.stderr.startswith("error: JSON_ARGS: not valid JSON"), bad
 
 
 @pytest.fixture
@@ -151,7 +189,7 @@ turns:
       - {{name: mcp__deploy__trigger, input: {{service: web}}}}
   - text: Done.
 """)
-    done = cli("--config", str(settings), "chat", "--scenario", str(script), "--workspace", str(tmp_path))
+    done = cli("--config", str(settings), "chat", "--scenario", str(script), "--workspace", str(tmp_path), "--yes")  # trigger asks: --yes allows it
     assert done.returncode == 0, done
     assert f"note: reload {settings}: add deploy; unchanged docs" in done.stdout
     assert "  <- dep-0001: deploying web to staging" in done.stdout
@@ -192,3 +230,16 @@ def test_resources_read_prompts_and_a_prompt_expansion_with_json(tmp_path):
     assert missing.returncode == 1 and "error -32002: no page at handbook://pages/nope" in missing.stderr
     unknown = cli(*config, "prompt", "nope")
     assert unknown.returncode == 2 and unknown.stderr == "error: prompt 'nope' is not offered (prompts: handbook/summarize)\n"
+
+
+def test_a_server_that_did_not_connect_is_an_error_line_and_the_exit_code():
+    """s30's README command without PYTHON set: not a quiet 'no prompts' and exit 0."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHON"}
+    done = subprocess.run([sys.executable, "-m", "harness", "--managed", str(ROOT / "tests" / "no-managed-folder"),
+                           "--config", "lessons/s30/cline_mcp_settings.json", "prompts"],
+                          cwd=ROOT, env={**env, "PYTHONHASHSEED": "0"}, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1, (done.returncode, done.stdout, done.stderr)
+    assert done.stdout == "no prompts\n", done.stdout
+    assert done.stderr.splitlines() == [
+        f"error: server '{name}': missing environment variables: PYTHON (set them, or write ${{NAME:-default}})"
+        for name in ("docs", "handbook")], done.stderr

@@ -63,7 +63,7 @@ def test_cline_file_with_its_own_fields(tmp_path):
         "d": {"transportType": "http", "url": "http://127.0.0.1:1/mcp"},  # the legacy key
         "e": {**STDIO, "timeout": 0.5}}})
     got = by_name(config.load(paths(tmp_path), [f]))
-    assert got["a"].state is State.DISABLED and got["a"].auto_approve == ("search",) and got["a"].timeouts.call == 120
+    assert got["a"].state is State.DISABLED and got["a"].raw["autoApprove"] == ["search"] and got["a"].timeouts.call == 120
     assert [got[n].spec.transport for n in "bcd"] == ["http", "sse", "http"]
     assert got["e"].reason == "server 'e': field 'timeout': expected seconds, from 1 to 3600"
 
@@ -82,6 +82,16 @@ def test_each_broken_entry_names_server_and_field(tmp_path, entry, message):
     got = by_name(config.load(paths(tmp_path), [f]))
     assert got["x"].state is State.FAILED and got["x"].reason == message and got["x"].spec is None
     assert got["good"].state is State.PENDING, "one bad entry must not cost the good ones"
+
+
+@pytest.mark.parametrize("name", ["docs__evil", "docs._x", "a__"])
+def test_a_server_whose_name_would_hold_the_separator_is_refused(tmp_path, name):
+    """mcp__{server}__{tool}: a server spelled with '__' would pass for another server (issue 18, item 13)."""
+    f = write(tmp_path / ".mcp.json", {"mcpServers": {name: STDIO, "docs": STDIO}})
+    got = by_name(config.load(paths(tmp_path), [f]))
+    assert got[name].state is State.FAILED and "holds the separator '__'; rename it" in got[name].reason, got[name].reason
+    assert got[name].reason.startswith(f"server '{name}': its name reads ")
+    assert got["docs"].state is State.PENDING
 
 
 def test_a_file_that_is_not_json_names_the_file_and_line(tmp_path):
@@ -233,3 +243,47 @@ def test_a_file_given_explicitly_must_exist(tmp_path):
         config.load(paths(tmp_path), [tmp_path / "missing.json"])
     with pytest.raises(ConfigError, match="not a file"):
         config.load(paths(tmp_path), [tmp_path])
+
+
+def test_an_entry_keeps_its_fields_as_written_for_the_mechanisms_that_read_them(tmp_path):
+    from harness import output, permissions
+
+    f = write(tmp_path / "cline_mcp_settings.json", {"mcpServers": {
+        "docs": {**STDIO, "autoApprove": ["search"], "maxOutputTokens": 300, "someday": {"x": 1}},
+        "plain": STDIO,
+        "broken": {"autoApprove": ["search"]}}})
+    servers = config.load(paths(tmp_path), [f])
+    got = by_name(servers)
+    assert dict(got["docs"].raw) == {**STDIO, "autoApprove": ["search"], "maxOutputTokens": 300, "someday": {"x": 1}}
+    assert got["broken"].state is State.FAILED and got["broken"].raw["autoApprove"] == ["search"], "a broken entry keeps its fields too"
+    with pytest.raises(TypeError):
+        got["docs"].raw["autoApprove"] = []  # type: ignore[index]  (read-only: the file is the only writer)
+    assert permissions.auto_approve(servers) == {"broken": ("search",), "docs": ("search",)}
+    assert output.caps(servers) == {"docs": 300}
+
+
+@pytest.mark.parametrize(("field", "value", "reader", "expected"), [
+    ("autoApprove", "search", "permissions", "server 'docs': field 'autoApprove': expected a list of strings"),
+    ("autoApprove", [1], "permissions", "server 'docs': field 'autoApprove': expected a list of strings"),
+    ("maxOutputTokens", 99, "output", "server 'docs': field 'maxOutputTokens': expected a whole number of tokens, at least 100"),
+    ("maxOutputTokens", True, "output", "server 'docs': field 'maxOutputTokens': expected a whole number of tokens, at least 100"),
+])
+def test_a_mechanisms_field_is_checked_by_its_reader_naming_server_and_field(field, value, reader, expected):
+    from harness import output, permissions
+
+    servers = config.parse_servers({"docs": {**STDIO, field: value}}, "file", "cline_mcp_settings.json", "cline")
+    assert servers[0].state is State.PENDING, "config does not read a later mechanism's field"
+    read = permissions.auto_approve if reader == "permissions" else output.caps
+    with pytest.raises(ConfigError) as caught:
+        read(servers)
+    assert str(caught.value) == expected
+
+
+def test_reading_a_config_imports_no_sdk():
+    import subprocess
+    import sys
+
+    code = ("import sys; from harness import config; config.parse_servers({'a': {'command': 'x'}}, 'file', 'f', 'auto'); "
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('mcp', 'mcp_types', 'httpx2', 'anyio', 'pydantic')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]", f"expected config to load no SDK module, got {out.strip()}"

@@ -15,15 +15,16 @@ import anyio
 import httpx2
 import pytest
 from leaks import no_process_left  # noqa: F401  (the fixture)
+from limits import TIMEOUTS as LIMITS
 
 from harness.connection import Connections
 from harness.errors import ToolError
-from harness.spec import MIB, Limits, ServerSpec, State, Timeouts
+from harness.spec import MIB, Limits, ServerSpec, State
 from harness.transports.web import PIECE, _Decoded
 from mock_servers.launch import serve_http
 
 pytestmark = pytest.mark.usefixtures("no_process_left")
-TIMEOUTS = Timeouts(connect=60, list=60, call=120)
+TIMEOUTS = LIMITS
 BOMB = 300_000_000  # decoded bytes; about 300 KB on the wire
 
 

@@ -13,20 +13,23 @@ import signal
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import anyio
 import pytest
 from conftest import ROOT
 from leaks import no_process_left  # noqa: F401  (the fixture)
+from limits import STOP
+from limits import TIMEOUTS as LIMITS
 
 from harness.connection import Connections
-from harness.spec import ServerSpec, Timeouts
+from harness.spec import ServerSpec
 from harness.transports.stdio import MARKER, marked
 
 pytestmark = [pytest.mark.usefixtures("no_process_left"),
               pytest.mark.skipif(sys.platform != "linux", reason="the marker is read from /proc")]
-TIMEOUTS = Timeouts(connect=60, list=60, call=60, exit_grace=0.25, kill_grace=2)
+TIMEOUTS = replace(LIMITS, exit_grace=0.25, kill_grace=2)  # the default graces
 
 
 def alive(pid: int) -> bool:
@@ -52,7 +55,7 @@ def test_a_setsid_helper_is_stopped_with_its_server(tmp_path: Path) -> None:
         return helper
 
     helper = anyio.run(run)
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + STOP
     while alive(helper) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not alive(helper), f"expected the setsid helper {helper} to be stopped with its server"

@@ -178,3 +178,14 @@ def test_nothing_raw_reaches_the_terminal_through_the_reply():
     results = [line for line in lines if line.startswith(("  <- ", "  <! "))]
     assert results[1] == "  <! unknown server '" + "y" * echo.NAME_CHARS + "...' (cut: 102400 characters); available: evil"
     assert results[2] == "  <! unknown server 'nul\\x00'; available: evil"
+
+
+def test_the_guard_the_file_tools_and_the_http_errors_cut_with_echos_marker(tmp_path):
+    from harness import guard, tools
+    from harness.transports import web
+
+    assert guard.printable is echo.line, "the guard's escaper is echo's"
+    assert web.shown(500, "\u202e".encode() + b"x" * 300) == "HTTP 500: \\u202e" + "x" * 194 + "... (cut: 301 characters)"
+    with pytest.raises(ToolError) as caught:
+        tools.Workspace(tmp_path).resolve("../" + "a" * 100)
+    assert str(caught.value) == "path '../" + "a" * (tools.SHOWN - 3) + "... (cut: 103 characters)' is outside the workspace"

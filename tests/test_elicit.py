@@ -16,6 +16,7 @@ from harness.errors import ToolError
 from harness.spec import ServerSpec
 from harness.transcript import Transcript
 from leaks import no_process_left  # noqa: F401  (the fixture)
+from limits import TIMEOUTS
 
 ROOT = Path(__file__).resolve().parent.parent
 DESK = ServerSpec("desk", "stdio", command=sys.executable, args=("-m", "mock_servers.desk", "--transport", "stdio"), cwd=str(ROOT))
@@ -37,7 +38,7 @@ def run_desk(answers, calls, *, modern=False, roots_at: Path | None = None, max_
 
     async def main():
         said = []
-        async with Connections(transcript) as conns:
+        async with Connections(transcript, timeouts=TIMEOUTS) as conns:
             conn = await conns.open(DESK, handshake=discover_handshake if modern else classic_handshake,
                                     **elicit.callbacks("desk", asker=asker, sampler=sampler, roots=roots))
             for tool, arguments in calls:

@@ -3,26 +3,32 @@ one clear error naming the server, the healthy server beside it still answering,
 process left (tests/leaks.py).
 
 The misbehaving server is ``mock_servers.hostile`` (one switch per misbehaviour), over
-stdio, sse and http; the healthy one is the catalog's ``docs`` over stdio. Each case has a
-``BOUND`` in seconds for the hostile part (connect, list or call), far above what it takes
-here and far below what it took before the fix (or forever).
+stdio, sse and http; the healthy one is the catalog's ``docs`` over stdio. The hostile part
+of each case (connect, list or call) has a bound, ``limits.STEP``: it catches a case that
+never ends (what most of them did before their fix). How fast a case ends is bench/'s
+business, not a test's. The servers run as child processes, being what is tested; the
+healthy docs server is started once for the module (``shared_docs``), and every case runs
+on the module's event loop beside it. The CLI runs in process, as in tests/test_app.py.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import asynccontextmanager
+from dataclasses import dataclass, replace
 
 import anyio
 import httpx2
+from anyio.from_thread import BlockingPortal, start_blocking_portal
 import pytest
 from conftest import ROOT
 from leaks import no_process_left  # noqa: F401  (the fixture)
+from limits import STEP, TIMEOUTS
+from test_app import cli as in_process_cli
 
 from harness.connection import Connections, MCPConnection
 from harness.errors import ConfigError, ServerError, ToolError
@@ -36,42 +42,92 @@ from mock_servers.hostile import NO_VALID_SESSION
 from mock_servers.launch import serve_http
 
 pytestmark = pytest.mark.usefixtures("no_process_left")
-QUICK = Timeouts(connect=10, list=10, call=10, exit_grace=0.5, kill_grace=1)
-BOUND = 8.0  # seconds for one hostile step; each takes well under 2 s here
+QUICK = TIMEOUTS  # for the servers of a case that is not about a timeout
 FRAME = 1 * MIB  # a small frame limit, so an endless frame is cut within milliseconds
 DOCS = ServerSpec("docs", "stdio", command=sys.executable, args=("-m", "mock_servers.docs", "--transport", "stdio"),
                   env={"PYTHONHASHSEED": "0"}, cwd=str(ROOT))
 
 
+@dataclass
+class Shared:
+    """The module's event loop (a portal: a thread of its own) and the healthy docs server, started once on it."""
+
+    portal: BlockingPortal | None = None
+    conns: Connections | None = None
+    docs: MCPConnection | None = None
+
+
+SHARED = Shared()
+
+
+@pytest.fixture(scope="module", autouse=True)
+def shared_docs() -> Iterator[None]:
+    """Starts docs once for the module's cases; each case runs on its loop (``run``) and opens its hostile server beside it."""
+    with start_blocking_portal() as portal, portal.wrap_async_context_manager(Connections(Transcript(), timeouts=QUICK)) as conns:
+        SHARED.portal, SHARED.conns = portal, conns
+        SHARED.docs = portal.call(conns.open, DOCS)
+        try:
+            yield
+        finally:
+            SHARED.portal = SHARED.conns = SHARED.docs = None
+
+
 @asynccontextmanager
 async def hostile(transport: str, *flags: str, timeouts: Timeouts = QUICK, limits: Limits | None = None,
-                  ) -> AsyncIterator[tuple[Connections, ServerSpec, MCPConnection, Transcript]]:
-    """Connections with the healthy docs server open, and the spec of a hostile server on ``transport``
-    (opened with ``timeouts`` and ``limits``)."""
+                  ) -> AsyncIterator[tuple[Opener, ServerSpec, MCPConnection, Transcript]]:
+    """An opener for a hostile server on ``transport`` (its spec, ``timeouts`` and ``limits``) in the same
+    ``Connections`` as the healthy docs server, and docs. The case's hostile connections are closed after it."""
     transcript = Transcript()
-    async with Connections(transcript, timeouts=timeouts, limits=limits or Limits()) as conns:
-        docs = await conns.open(DOCS, timeouts=QUICK)  # the short timeouts are the hostile server's
+    conns, docs = SHARED.conns, SHARED.docs
+    assert conns is not None and docs is not None, "the module's shared docs server is not running"
+    conns.transcript = transcript  # what the hostile server says goes to this case's transcript
+    opened: list[MCPConnection] = []
+
+    async def open_it(spec: ServerSpec) -> MCPConnection:
+        opened.append(await conns.open(spec, timeouts=timeouts, limits=limits or Limits()))
+        return opened[-1]
+
+    opener = Opener(open_it)
+    try:
         if transport == "stdio":
             args = ("-m", "mock_servers.hostile", "--transport", "stdio", *flags)
-            yield conns, ServerSpec("hostile", "stdio", command=sys.executable, args=args, cwd=str(ROOT)), docs, transcript
+            yield opener, ServerSpec("hostile", "stdio", command=sys.executable, args=args, cwd=str(ROOT)), docs, transcript
         else:
             async with serve_http("hostile", transport, "--transport", transport, *flags, module="mock_servers.hostile") as url:
-                yield conns, ServerSpec("hostile", transport, url=url), docs, transcript
-        assert docs.state is State.CONNECTED
-        assert (await docs.call_tool("get_version", {})).text() == "docs 1.4.2 (4 pages)", "the healthy server still answers"
+                try:
+                    yield opener, ServerSpec("hostile", transport, url=url), docs, transcript
+                finally:
+                    await close_all(opened)
+    finally:
+        await close_all(opened)
+    assert docs.state is State.CONNECTED
+    assert (await docs.call_tool("get_version", {})).text() == "docs 1.4.2 (4 pages)", "the healthy server still answers"
+
+
+@dataclass(frozen=True)
+class Opener:
+    """What a case opens its hostile server with: ``await conns.open(spec)``, as on a ``Connections``."""
+
+    open: Callable[[ServerSpec], Awaitable[MCPConnection]]
+
+
+async def close_all(opened: list[MCPConnection]) -> None:
+    while opened:
+        await opened.pop().aclose()
 
 
 async def within(bound: float, step: Callable[[], Awaitable]) -> tuple[float, object]:
-    """Run ``step``; its result (or the exception it raised) and how long it took, failing past ``bound``."""
-    started = time.monotonic()
-    with anyio.fail_after(bound * 2):  # a hang fails the test here, not at the suite's timeout
-        try:
-            outcome = await step()
-        except (ServerError, ToolError) as exc:
-            outcome = exc
-    took = time.monotonic() - started
-    assert took < bound, f"expected the step to end within {bound} s, it took {took:.1f} s"
-    return took, outcome
+    """Run ``step``; how long it took and its result (or the exception it raised). A hang fails it at ``bound``."""
+    started = time.monotonic()  # the time is for a lower bound ("it waited its second"), never an upper one
+    try:
+        with anyio.fail_after(bound):  # a hang fails the test here, not at the suite's timeout
+            try:
+                outcome = await step()
+            except (ServerError, ToolError) as exc:
+                outcome = exc
+    except TimeoutError:
+        raise AssertionError(f"expected the step to end; it was still going after {bound:g} s") from None
+    return time.monotonic() - started, outcome
 
 
 def warnings(transcript: Transcript) -> list[str]:
@@ -79,7 +135,9 @@ def warnings(transcript: Transcript) -> list[str]:
 
 
 def run(main) -> None:
-    anyio.run(main)
+    """``main`` on the module's loop, where the shared docs server lives."""
+    assert SHARED.portal is not None, "the module's portal is not running"
+    SHARED.portal.call(main)
 
 
 # --- 7: tools/list bounded as a whole ----------------------------------------------------------
@@ -89,7 +147,7 @@ def run(main) -> None:
 def test_a_cursor_that_never_ends_stops_at_the_page_limit(transport):
     async def main():
         async with hostile(transport, "--endless-cursor") as (conns, spec, _, _):
-            _, error = await within(BOUND, lambda: conns.open(spec))
+            _, error = await within(STEP, lambda: conns.open(spec))
             assert isinstance(error, ServerError), error
             assert str(error).startswith("server 'hostile': tools/list: more than 100 pages (list pages limit; "
                                          "change it with the environment variable MCP_COURSE_MAX_LIST_PAGES)"), error
@@ -101,7 +159,7 @@ def test_a_cursor_that_never_ends_stops_at_the_page_limit(transport):
 def test_a_repeated_cursor_is_a_loop(transport):
     async def main():
         async with hostile(transport, "--repeat-cursor") as (conns, spec, _, _):
-            _, error = await within(BOUND, lambda: conns.open(spec))
+            _, error = await within(STEP, lambda: conns.open(spec))
             assert str(error).startswith("server 'hostile': tools/list: the server sent cursor 'again' a second time, after 2 pages"), error
 
     run(main)
@@ -109,9 +167,9 @@ def test_a_repeated_cursor_is_a_loop(transport):
 
 def test_slow_pages_are_bounded_by_the_list_timeout_as_a_whole():
     async def main():
-        timeouts = Timeouts(connect=10, list=1, call=10, exit_grace=0.5, kill_grace=1)
+        timeouts = replace(TIMEOUTS, list=1)  # the subject: pages come forever, 0.1 s apart
         async with hostile("stdio", "--endless-cursor", "--page-delay", "0.1", timeouts=timeouts) as (conns, spec, _, _):
-            took, error = await within(BOUND, lambda: conns.open(spec))
+            took, error = await within(STEP, lambda: conns.open(spec))
             assert str(error).startswith("server 'hostile': tools/list: not finished within 1 s, after "), error
             assert " pages (list timeout)" in str(error), error
             assert took >= 1, "the whole listing had its second"
@@ -128,7 +186,7 @@ def test_a_frame_over_the_limit_fails_that_server_only(transport, flag):
     async def main():
         async with hostile(transport, flag, limits=Limits(frame=FRAME)) as (conns, spec, _, _):
             server = await conns.open(spec)
-            _, error = await within(BOUND, lambda: server.call_tool("echo", {"text": "hi"}))
+            _, error = await within(STEP, lambda: server.call_tool("echo", {"text": "hi"}))
             assert isinstance(error, ToolError), error
             assert str(error).startswith("server 'hostile': tool 'echo': sent a frame over 1 MiB (frame limit; "
                                          "change it with the environment variable MCP_COURSE_MAX_FRAME_BYTES)"), error
@@ -144,7 +202,7 @@ def test_over_http_a_body_over_the_limit_fails_that_call_only(flag, capfd):
     async def main():
         async with hostile("http", flag, limits=Limits(frame=FRAME)) as (conns, spec, _, _):
             server = await conns.open(spec)
-            _, error = await within(BOUND, lambda: server.call_tool("echo", {"text": "hi"}))
+            _, error = await within(STEP, lambda: server.call_tool("echo", {"text": "hi"}))
             assert "a frame over 1 MiB (frame limit; change it with the environment variable MCP_COURSE_MAX_FRAME_BYTES)" in str(error), error
             assert server.state is State.CONNECTED
 
@@ -156,37 +214,38 @@ def test_a_40_mb_frame_under_the_limit_is_read_in_linear_time_and_the_others_kee
     async def main():
         async with hostile("stdio", "--huge-answer=40000000", limits=Limits(frame=64 * MIB)) as (conns, spec, docs, _):
             server = await conns.open(spec)
-            waits: list[float] = []
+            answers = 0
             done = anyio.Event()
 
             async def meanwhile() -> None:
+                nonlocal answers
                 while not done.is_set():
-                    started = time.monotonic()
                     await docs.call_tool("get_version", {})
-                    waits.append(time.monotonic() - started)
+                    answers += 1
 
             async with anyio.create_task_group() as tg:
                 tg.start_soon(meanwhile)
-                _, result = await within(20, lambda: server.call_tool("echo", {"text": "hi"}))  # it took 11 s before
+                _, result = await within(STEP, lambda: server.call_tool("echo", {"text": "hi"}))
                 done.set()
             assert len(result.text()) == 40_000_000, "the whole frame arrived"
-            assert len(waits) > 1 and max(waits) < 5, f"docs kept answering during the 40 MB frame: waits {waits}"
+            # Reading the frame must not hold the event loop: docs answered while it came in.
+            # (How long it takes, linear not quadratic, is bench/lines.py's.)
+            assert answers > 1, f"expected docs to keep answering during the 40 MB frame, it answered {answers} time(s)"
 
     run(main)
 
 
-def test_line_assembly_is_linear():
-    chunks = [b"x" * 65536] * 640 + [b"\n{}\n"]  # a 40 MB line arriving in 64 KiB chunks; quadratic took 38 s here
+def test_a_line_in_many_chunks_is_assembled_whole():
+    chunks = [b"x" * 65536] * 640 + [b"\n{}\n"]  # a 40 MB line arriving in 64 KiB chunks (linear time: bench/lines.py)
 
     async def source():
         for chunk in chunks:
             yield chunk
 
     async def main():
-        started = time.monotonic()
-        got = [len(line) async for line in lines(source(), 64 * MIB)]
+        with anyio.fail_after(STEP):  # a hang; that it is linear (quadratic took 38 s) is measured by bench/lines.py
+            got = [len(line) async for line in lines(source(), 64 * MIB)]
         assert got == [640 * 65536, 2]
-        assert time.monotonic() - started < 3, "linear: one pass over 40 MB"
 
     run(main)
 
@@ -212,7 +271,7 @@ def test_line_limits_and_edges():
 def test_tools_past_the_limit_and_long_descriptions_are_cut_with_warnings():
     async def main():
         async with hostile("stdio", "--many-tools=1500", "--long-description=50000") as (conns, spec, _, transcript):
-            _, server = await within(BOUND, lambda: conns.open(spec))
+            _, server = await within(STEP, lambda: conns.open(spec))
             assert len(server.tools) == 1000
             description = server.tools[0]["description"]
             assert len(description) == 2048 + len("… [truncated]") and description.endswith("… [truncated]")
@@ -227,7 +286,7 @@ def test_tools_past_the_limit_and_long_descriptions_are_cut_with_warnings():
 def test_paging_stops_once_past_the_tools_limit():
     async def main():
         async with hostile("stdio", "--endless-cursor", limits=Limits(tools=20)) as (conns, spec, _, transcript):
-            _, server = await within(BOUND, lambda: conns.open(spec))
+            _, server = await within(STEP, lambda: conns.open(spec))
             assert len(server.tools) == 20
             assert warnings(transcript)[0].startswith("hostile: listed more than 20 tools; kept the first 20 (tools limit"), warnings(transcript)
 
@@ -258,7 +317,7 @@ def test_a_lone_surrogate_fails_that_call_alone(transport):
     async def main():
         async with hostile(transport) as (conns, spec, docs, _):
             server = await conns.open(spec)
-            _, error = await within(BOUND, lambda: server.call_tool("echo", {"text": "a\ud800b"}))
+            _, error = await within(STEP, lambda: server.call_tool("echo", {"text": "a\ud800b"}))
             assert str(error) == ("server 'hostile': tool 'echo': a lone surrogate (U+D800) in arguments.text: "
                                   "JSON text cannot carry it; not sent"), error
             assert server.state is State.CONNECTED, "the session stays up"
@@ -277,7 +336,7 @@ def test_an_answer_with_a_lone_surrogate_fails_that_call_at_once(transport, capf
     async def main():
         async with hostile(transport, "--lone-surrogate") as (conns, spec, _, _):
             server = await conns.open(spec)
-            _, error = await within(BOUND, lambda: server.call_tool("echo", {"text": "hi"}))
+            _, error = await within(STEP, lambda: server.call_tool("echo", {"text": "hi"}))
             assert isinstance(error, ToolError) and "protocol error -32700: " in str(error), error
             assert "hex escape" in str(error), "the reason is given"
             assert server.state is State.CONNECTED
@@ -298,7 +357,7 @@ def test_unsendable_names_the_path():
 def test_malformed_tools_are_dropped_one_by_one(transport):
     async def main():
         async with hostile(transport, "--malformed-tools") as (conns, spec, _, transcript):
-            _, server = await within(BOUND, lambda: conns.open(spec))
+            _, server = await within(STEP, lambda: conns.open(spec))
             assert [t["name"] for t in server.tools] == ["echo"], "the good tool is kept"
             assert (await server.call_tool("echo", {"text": "hi"})).text() == "echo: hi"
             assert warnings(transcript) == [
@@ -318,7 +377,7 @@ def test_a_forgotten_session_is_reinitialized_whether_400_or_404(status):
         async with hostile("http", "--forget-sessions-after=1", f"--lost-session-status={status}") as (conns, spec, _, transcript):
             server = await conns.open(spec)
             assert (await server.call_tool("echo", {"text": "one"})).text() == "echo: one"
-            _, result = await within(BOUND, lambda: server.call_tool("echo", {"text": "two"}))
+            _, result = await within(STEP, lambda: server.call_tool("echo", {"text": "two"}))
             assert result.text() == "echo: two" and server.state is State.CONNECTED
             notes = [e["text"] for e in transcript.events if e["kind"] in ("note", "warning")]
             assert notes == ["hostile: session <hostile-session-1>",
@@ -333,7 +392,7 @@ def test_an_http_error_shows_its_status_and_body(transport):
     async def main():
         async with hostile(transport, "--http-error=503") as (conns, spec, _, _):
             server = await conns.open(spec)
-            _, error = await within(BOUND, lambda: server.call_tool("echo", {"text": "hi"}))
+            _, error = await within(STEP, lambda: server.call_tool("echo", {"text": "hi"}))
             assert str(error) == "server 'hostile': tool 'echo': protocol error -32603: HTTP 503: boom: the tool backend is down", error
             assert server.state is State.CONNECTED, "one refused request is not a lost session"
 
@@ -347,7 +406,7 @@ def test_a_dropped_event_stream_is_connection_lost_without_a_traceback(capfd):
     async def main():
         async with hostile("sse", "--drop-stream-on-call") as (conns, spec, _, transcript):
             server = await conns.open(spec)
-            _, error = await within(BOUND, lambda: server.call_tool("echo", {"text": "hi"}))
+            _, error = await within(STEP, lambda: server.call_tool("echo", {"text": "hi"}))
             assert str(error) == "server 'hostile': tool 'echo': connection lost: the server ended the event stream", error
             assert server.state is State.FAILED
             assert warnings(transcript) == [], "no 'skipped a line' for a dropped stream"
@@ -358,9 +417,9 @@ def test_a_dropped_event_stream_is_connection_lost_without_a_traceback(capfd):
 
 def test_the_wait_for_the_endpoint_is_bounded_by_the_connect_timeout():
     async def main():
-        timeouts = Timeouts(connect=1, list=10, call=10, exit_grace=0.5, kill_grace=1)
+        timeouts = replace(TIMEOUTS, connect=1)  # the subject: the endpoint event never comes
         async with hostile("sse", "--no-endpoint", timeouts=timeouts) as (conns, spec, _, _):
-            took, error = await within(BOUND, lambda: conns.open(spec))
+            took, error = await within(STEP, lambda: conns.open(spec))
             assert str(error) == "server 'hostile': no endpoint event within 1 s (connect timeout)", error
             assert took >= 1
 
@@ -370,7 +429,7 @@ def test_the_wait_for_the_endpoint_is_bounded_by_the_connect_timeout():
 # --- as a user meets them: a config file and the CLI ---------------------------------------------------
 
 
-def test_the_cli_lists_and_calls_around_hostile_servers(tmp_path):
+def test_the_cli_lists_and_calls_around_hostile_servers(tmp_path, monkeypatch):
     def server(*flags: str) -> dict:
         return {"command": sys.executable, "args": ["-m", "mock_servers.hostile", "--transport", "stdio", *flags], "cwd": str(ROOT)}
 
@@ -378,11 +437,10 @@ def test_the_cli_lists_and_calls_around_hostile_servers(tmp_path):
     config.write_text(json.dumps({"mcpServers": {
         "bad_tools": server("--malformed-tools"), "loop": server("--repeat-cursor"), "flood": server("--endless-answer"),
         "docs": {"command": sys.executable, "args": ["-m", "mock_servers.docs", "--transport", "stdio"], "cwd": str(ROOT)}}}))
-    env = {**os.environ, "MCP_COURSE_MAX_FRAME_BYTES": str(FRAME)}
+    monkeypatch.setenv("MCP_COURSE_MAX_FRAME_BYTES", str(FRAME))
 
     def cli(*args: str) -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "-m", "harness", "--config", str(config), *args], cwd=tmp_path, env=env,
-                              capture_output=True, text=True, timeout=60)
+        return in_process_cli("--config", str(config), *args, cwd=tmp_path)  # as `python -m harness` runs it (tests/test_app.py)
 
     listed = cli("servers", "--json")
     rows = {row["name"]: row for row in json.loads(listed.stdout)}
@@ -425,4 +483,4 @@ def test_which_answers_mean_the_server_forgot_our_session(status, body, ours, fo
 def test_an_http_error_is_shown_short_and_printable():
     assert shown(500, b"") == "HTTP 500 with an empty body"
     assert shown(502, b"bad\x1b[2J\n   gateway\xff") == "HTTP 502: bad\\x1b[2J gateway\ufffd"
-    assert shown(500, b"x" * 500) == "HTTP 500: " + "x" * 200 + "..."
+    assert shown(500, b"x" * 500) == "HTTP 500: " + "x" * 200 + "... (cut: 500 characters)"

@@ -12,7 +12,7 @@ import subprocess
 import sys
 
 import pytest
-from cases import CASES, LESSONS, NAME, ROOT, SNAPSHOTS
+from cases import APP_SNAPSHOTS, CASES, LESSONS, NAME, ROOT, SNAPSHOTS
 from conftest import call_main, load_lesson, run_lesson
 from limits import RUN
 
@@ -43,11 +43,13 @@ def test_registry_is_well_formed():
     for case in CASES:
         assert NAME.match(case.name), f"case name {case.name!r} must match {NAME.pattern}"
         assert case.lesson in LESSONS, f"case {case.id} names a lesson that does not exist"
+    for path in APP_SNAPSHOTS:
+        assert NAME.match(path.stem) and path.parent.parent == SNAPSHOTS, f"snapshot {path} must be SNAPSHOTS/<group>/<name>.<kind>"
     assert {c.lesson for c in CASES if c.name == "default"} == set(LESSONS), "every lesson needs a default case"
 
 
 def test_no_orphaned_snapshots():
-    owned = {path for case in CASES for path in case.files()}
+    owned = {path for case in CASES for path in case.files()} | set(APP_SNAPSHOTS)
     present = {p for p in SNAPSHOTS.rglob("*") if p.is_file()}
     assert present - owned == set(), f"snapshot files no case owns: {sorted(str(p.relative_to(ROOT)) for p in present - owned)}"
     assert owned - present == set(), f"registered snapshots missing: {sorted(str(p.relative_to(ROOT)) for p in owned - present)}"
@@ -93,3 +95,26 @@ def test_offline_lessons_import_neither_mcp_nor_anthropic(lesson):
     )
     result = _python("-c", probe)
     assert result.stdout.strip() == "0 []", f"{lesson}: expected exit 0 and no heavy imports, got {result.stdout!r} {result.stderr}"
+
+
+SDK = ("mcp", "mcp_types", "anthropic", "httpx", "httpx2", "pydantic")  # the clients; a mock server's constant may bring starlette (s26)
+
+
+@pytest.mark.parametrize("lesson", LESSONS)
+@pytest.mark.parametrize("argv", [("--help",), ("--max-turns", "0"), ("--prompt", "hi")], ids=["help", "bad_option", "usage"])
+def test_help_and_usage_errors_come_before_the_sdk(lesson, argv):
+    """--help and a bad command line are answered before any SDK is imported (they take a tenth of the CPU)."""
+    probe = (
+        "import importlib.util, io, sys\n"
+        f"spec = importlib.util.spec_from_file_location('lesson', 'lessons/{lesson}/code.py')\n"
+        "module = importlib.util.module_from_spec(spec)\n"
+        "spec.loader.exec_module(module)\n"
+        "try:\n"
+        f"    code = module.main({list(argv)!r}, io.StringIO())\n"
+        "except SystemExit as exc:\n"
+        "    code = exc.code\n"
+        f"heavy = sorted({{n.split('.')[0] for n in sys.modules}} & {set(SDK)!r})\n"
+        "print(code, heavy, file=sys.stderr)\n"
+    )
+    result = _python("-c", probe)
+    assert result.stderr.strip().splitlines()[-1] in ("0 []", "2 []"), f"{lesson} {argv}: expected exit 0 or 2 and no SDK imported, got {result.stderr!r}"

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from limits import RUN
 
 from harness.errors import NameCollision
 from harness.naming import MAX_NAME, assign, normalize, tool_name
@@ -74,7 +75,7 @@ def test_names_are_the_same_in_every_process_whatever_the_hash_seed():
     for seed in ("1", "2", "random"):
         env = {**os.environ, "PYTHONHASHSEED": seed, "PYTHONUTF8": "1"}
         done = subprocess.run([sys.executable, "-c", NAME_THEM], input=json.dumps(TRICKY), cwd=ROOT, env=env,
-                              capture_output=True, text=True, timeout=30)
+                              capture_output=True, text=True, timeout=RUN)
         assert done.returncode == 0, f"expected the child with PYTHONHASHSEED={seed} to exit 0; stderr:\n{done.stderr}"
         outputs[seed] = json.loads(done.stdout)
     for seed, theirs in outputs.items():

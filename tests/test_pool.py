@@ -62,6 +62,20 @@ def test_system_prompt_names_connected_servers_sorted():
     assert system_prompt("Base.", clients) == "Base.\nConnected MCP servers: deploy (1 tool), docs (2 tools)."
 
 
+def test_a_needs_auth_server_is_never_called_connected():
+    from types import SimpleNamespace
+
+    from harness.spec import State
+
+    clients = {"docs": FakeClient("docs", 1), "deploy": FakeClient("deploy", 2)}
+    entries = {"docs": SimpleNamespace(state=State.NEEDS_AUTH), "deploy": SimpleNamespace(state=State.CONNECTED)}
+    assert system_prompt("Base.", clients, entries) == (
+        "Base.\nConnected MCP servers: deploy (2 tools).\n"
+        "Not connected, needing authorization (sign in with the server's authenticate tool): docs.")
+    only = {"docs": clients["docs"]}
+    assert system_prompt("Base.", only, entries).splitlines()[1] == "No MCP servers are connected."
+
+
 def test_cached_pool_never_changes():
     calls = []
 

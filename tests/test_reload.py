@@ -8,6 +8,7 @@ from pathlib import Path
 import anyio
 import anyio.lowlevel
 import pytest
+from limits import STEP
 
 from harness import config, reload
 from harness.config import ServerConfig
@@ -139,11 +140,11 @@ def test_the_watcher_runs_in_the_background_and_notices_a_deleted_file(tmp_path)
         async with anyio.create_task_group() as tg:
             tg.start_soon(watcher.run)
             path.write_text('{"a": 1}', encoding="utf-8")
-            with anyio.fail_after(5):
+            with anyio.fail_after(STEP):
                 while not seen:
                     await anyio.sleep(0.01)
             path.unlink()
-            with anyio.fail_after(5):
+            with anyio.fail_after(STEP):
                 while len(seen) < 2:
                     await anyio.sleep(0.01)
             tg.cancel_scope.cancel()

@@ -20,6 +20,7 @@ from harness.mcp_client import MockClient
 from harness.spec import ServerSpec
 from harness.transcript import Transcript
 from leaks import no_process_left  # noqa: F401  (the fixture)
+from limits import TIMEOUTS
 from mock_servers.catalog import SERVERS
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -37,7 +38,7 @@ def by_name(tools):
 def test_resources_two_tools_once_routing_errors_list_changed_and_logs():
     async def main():
         transcript = Transcript()
-        async with Connections(transcript) as conns, Hub(transcript) as hub:
+        async with Connections(transcript, timeouts=TIMEOUTS) as conns, Hub(transcript) as hub:
             for module in ("docs", "handbook"):
                 hub.add(module, conns.connector(spec(module)), spec(module))
             offered = resources.WithResources([], hub)

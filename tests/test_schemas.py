@@ -10,8 +10,6 @@ the server's own schema before it is sent, and that a ``--live`` run through the
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import sys
 import urllib.request
 from pathlib import Path
@@ -20,7 +18,9 @@ import anyio
 import pytest
 from conftest import run_lesson
 from leaks import no_process_left  # noqa: F401  (the fixture)
+from limits import STEP
 from messages_api import MessagesAPI, Refused, _check_tools
+from test_app import cli
 
 from harness import naming, schemas
 from harness.errors import ModelError, ToolError
@@ -214,7 +214,7 @@ def _post(url: str, body: dict, headers: dict) -> tuple[int, dict]:
     request = urllib.request.Request(url + "/v1/messages", json.dumps(body).encode(), {"content-type": "application/json", **headers})
     opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # loopback: never through a proxy
     try:
-        with opener.open(request, timeout=10) as response:
+        with opener.open(request, timeout=STEP) as response:
             return response.status, json.loads(response.read())
     except urllib.error.HTTPError as error:
         return error.code, json.loads(error.read())
@@ -285,18 +285,15 @@ CHAT = {"prompt": "Look up record a1, then try without an id, then pair n with 2
     {"text": "Record a1 found; the second lookup needs an id or a path."}]}
 
 
-def test_the_cli_chats_live_with_a_combinator_server_through_the_stand_in(tmp_path):
-    """As a user would: ``python -m harness --config F chat --live`` against the stand-in."""
+def test_the_cli_chats_live_with_a_combinator_server_through_the_stand_in(tmp_path, live_env):
+    """As a user would: ``python -m harness --config F chat --live`` against the stand-in (in process: tests/test_app.py)."""
     config = tmp_path / "mcp.json"
     config.write_text(json.dumps({"mcpServers": {"forms": {"command": sys.executable, "args": [str(SERVERS / "combinators.py")]}}}))
     scenario = tmp_path / "chat.yaml"
     scenario.write_text(json.dumps(CHAT))
     with MessagesAPI.from_file(scenario) as api:
-        env = {k: v for k, v in os.environ.items() if k not in PROXIES and not k.startswith("ANTHROPIC_")}
-        env.update(ANTHROPIC_BASE_URL=api.url, ANTHROPIC_API_KEY="test-key", PYTHONHASHSEED="0", PYTHONUTF8="1")
-        done = subprocess.run([sys.executable, "-m", "harness", "--config", str(config), "chat", "--live", "--model", "claude-stand-in",
-                               "--prompt", CHAT["prompt"]],
-                              capture_output=True, text=True, cwd=tmp_path, env=env, timeout=60)
+        live_env(api.url)
+        done = cli("--config", str(config), "chat", "--live", "--model", "claude-stand-in", "--prompt", CHAT["prompt"], cwd=tmp_path)
         statuses = [e.status for e in api.exchanges]
         sent = api.exchanges[0].request["tools"] if api.exchanges else []
     assert done.returncode == 0 and "Traceback" not in done.stderr, f"exit {done.returncode}\n{done.stdout}\n{done.stderr}"

@@ -15,6 +15,7 @@ import anyio
 import pytest
 from conftest import ROOT, run_lesson
 from leaks import children, no_process_left  # noqa: F401  (the fixture)
+from limits import TIMEOUTS
 
 from harness.errors import ConfigError, ServerError, ToolError
 from harness.transcript import Transcript
@@ -23,7 +24,7 @@ from harness.spec import ServerSpec, State, Timeouts
 from harness.wire import WireTap
 
 pytestmark = pytest.mark.usefixtures("no_process_left")
-QUICK = Timeouts(connect=20, list=10, call=10, exit_grace=1, kill_grace=1)
+QUICK = TIMEOUTS  # for servers of a case that is not about a timeout
 
 
 def stdio(name: str, *flags: str) -> ServerSpec:
@@ -95,7 +96,7 @@ def test_crash_mid_call_has_stderr_tail_and_leaves_other_server_working():
 
 def test_hang_hits_the_named_call_timeout_and_the_server_keeps_answering():
     async def main():
-        async with Connections(timeouts=Timeouts(call=0.3, exit_grace=1, kill_grace=1)) as conns:
+        async with Connections(timeouts=Timeouts(connect=TIMEOUTS.connect, call=0.3, exit_grace=1, kill_grace=1)) as conns:  # the tool hangs
             docs = await conns.open(stdio("docs", "--hang-on", "search"))
             with pytest.raises(ToolError) as caught:
                 await docs.call_tool("search", {"query": "hooks"})

@@ -22,6 +22,11 @@ to chance is what a flaky server does:
 Each POST is sent in the context of the task that sent the frame (as the SDK does), so
 an auth flow finds the handshake's clock there (s26), and one at a time, in order.
 
+With ``Context.trace`` set (s24's default run), the mechanism is told as it happens: the
+GET and its status, the endpoint event, each POST with its status (202 Accepted), and each
+message event (the answer to initialize, ...). What the stream brings while a POST is out
+waits for that POST's status, so the lines come in the same order on every run.
+
 Introduced by s24. Not handled here: reconnecting a dropped stream (the connection's
 reconnect policy opens a new session instead), redirects (a 3xx is an error).
 """
@@ -42,7 +47,8 @@ from mcp.shared.message import SessionMessage
 
 from harness.errors import ServerError
 from harness.spec import ServerSpec, size
-from harness.transports import Context, Streams, register, web
+from harness.transports import Streams, web
+from harness.transports.context import Context
 from harness.wire import InvalidFrame
 
 STREAM_READ_TIMEOUT = 300.0  # seconds between two events before the stream counts as lost (the SDK's)
@@ -57,6 +63,7 @@ async def open_sse(spec: ServerSpec, context: Context) -> AsyncIterator[Streams]
     endpoint: list[str] = []
     failure: list[BaseException] = []  # why there is no endpoint, if the stream says
     ready = anyio.Event()
+    trace = _Trace(context.trace, context.timeouts.connect)
 
     def fail(why: BaseException) -> None:
         if not ready.is_set():
@@ -73,13 +80,18 @@ async def open_sse(spec: ServerSpec, context: Context) -> AsyncIterator[Streams]
                     kind = response.headers.get("content-type", "").partition(";")[0].strip()
                     if kind.lower() != "text/event-stream":
                         return fail(ServerError(f"server '{spec.name}': GET {url}: expected an event stream, got '{kind[:60]}'"))
+                    trace.say(f"GET {urlparse(url).path}: {response.status_code} {response.reason_phrase}, an event stream; it stays open for every answer")
                     async for event in httpx2.EventSource(response, max_event_size=context.limits.frame):
                         if event.event == "endpoint" and not endpoint:
                             if (problem := _take_endpoint(url, event.data, endpoint, context)) is not None:
                                 return fail(ServerError(f"server '{spec.name}': {problem}"))
+                            target = urlparse(endpoint[0])
+                            trace.say(f"event 'endpoint': POST every frame to {target.path}?{target.query}")
                             ready.set()
                         elif event.event == "message" and event.data and ready.is_set():
-                            await to_session.send(_parse(event.data))
+                            message = _parse(event.data)
+                            await trace.arrived(message)
+                            await to_session.send(message)
                 context.fault = "connection lost: the server ended the event stream"
             except httpx2.SSEError as exc:
                 too_large = "exceeded" in str(exc)
@@ -103,12 +115,18 @@ async def open_sse(spec: ServerSpec, context: Context) -> AsyncIterator[Streams]
 
     async def post(target: str, message: SessionMessage) -> None:
         body = message.message.model_dump(by_alias=True, mode="json", exclude_unset=True)
+        trace.sending(message)
+        status = None
         try:
-            response = await http.post(target, json=body)
-        except httpx2.HTTPError as exc:
-            return await refuse(message, f"could not send it ({type(exc).__name__})")
-        if response.status_code >= 300:
-            await refuse(message, web.shown(response.status_code, await response.aread()))
+            try:
+                response = await http.post(target, json=body)
+            except httpx2.HTTPError as exc:
+                return await refuse(message, f"could not send it ({type(exc).__name__})")
+            if response.status_code >= 300:
+                return await refuse(message, web.shown(response.status_code, await response.aread()))
+            status = f"{response.status_code} {response.reason_phrase}"
+        finally:
+            trace.posted(message, status)
 
     async def refuse(message: SessionMessage, why: str) -> None:
         """A request the server did not take gets its error answer now; anything else is dropped."""
@@ -162,6 +180,58 @@ def _parse(data: str) -> SessionMessage | Exception:
         return InvalidFrame(data)
 
 
+class _Trace:
+    """s24's lines: each POST with its status, then what the event stream brought.
+
+    While a POST is out, what the stream brings waits for its status (bounded by
+    ``wait``), so the answer is told after the 202, whichever of the two came in first.
+    """
+
+    def __init__(self, say: Any, wait: float) -> None:
+        self._say = say
+        self._wait = wait
+        self._methods: dict[Any, str] = {}  # request id -> method, until its answer comes
+        self._out: anyio.Event | None = None  # set when the POST that is out has its status
+
+    def say(self, text: str) -> None:
+        if self._say is not None:
+            self._say(text)
+
+    def sending(self, message: SessionMessage) -> None:
+        if self._say is None:
+            return
+        if isinstance(message.message, types.JSONRPCRequest):
+            self._methods[message.message.id] = message.message.method
+        self._out = anyio.Event()
+
+    def posted(self, message: SessionMessage, status: str | None) -> None:
+        """The POST has its status (None: refused, and the refusal says why)."""
+        if self._say is None:
+            return
+        frame = message.message
+        if status is not None:
+            what = frame.method if isinstance(frame, (types.JSONRPCRequest, types.JSONRPCNotification)) else "our answer to the server's request"
+            self._say(f"POST {what}: {status}")
+        if self._out is not None:
+            self._out.set()
+
+    async def arrived(self, message: SessionMessage | Exception) -> None:
+        if self._say is None or isinstance(message, Exception):
+            return
+        if self._out is not None and not self._out.is_set():
+            with anyio.move_on_after(self._wait):
+                await self._out.wait()
+        frame = message.message
+        if isinstance(frame, (types.JSONRPCResponse, types.JSONRPCError)):
+            method = self._methods.pop(frame.id, "a request")
+            kind = "the error answer" if isinstance(frame, types.JSONRPCError) else "the answer"
+            self._say(f"event 'message': {kind} to {method}")
+        elif isinstance(frame, types.JSONRPCRequest):
+            self._say(f"event 'message': {frame.method}, a request from the server")
+        else:
+            self._say(f"event 'message': {frame.method}")
+
+
 class _KeepsContext:
     """The session's write stream: each frame travels with the context of the task that sent it."""
 
@@ -183,5 +253,3 @@ class _KeepsContext:
     async def __aexit__(self, et: type[BaseException] | None, ev: BaseException | None, tb: TracebackType | None) -> None:
         await self.aclose()
 
-
-register("sse", open_sse)

@@ -25,6 +25,10 @@ Python that ask the kernel to SIGKILL it when the harness dies (``PR_SET_PDEATHS
 then ``exec`` the server itself: same pid, same process group, and every stdio server
 gets it, ours or a third party's.
 
+With ``Context.trace`` set (s23's default run), the spawn is told as a note. The stop is
+not: servers stop in parallel, and whether one exits on end of input within
+``exit_grace`` or needs the SIGTERM depends on the machine's load.
+
 Introduced by s23. Not handled here: Windows process trees; after a ``kill -9`` of the
 harness, a process the server started that ignores end of input (the death signal
 reaches the server, not its children); a set-user-ID server (exec clears the setting).
@@ -50,7 +54,8 @@ from mcp.shared.message import SessionMessage
 
 from harness.errors import ServerError
 from harness.spec import ServerSpec, Timeouts
-from harness.transports import Context, Streams, register
+from harness.transports import Streams
+from harness.transports.context import Context
 from harness.transports.lines import FrameTooLarge, lines
 from harness.wire import InvalidFrame
 
@@ -153,7 +158,10 @@ async def open_stdio(spec: ServerSpec, context: Context) -> AsyncIterator[Stream
         process = await _spawn([executable, *spec.args], env=env, cwd=spec.cwd, stderr=context.errlog, start_new_session=True)
     except OSError as exc:
         raise ServerError(f"server '{spec.name}': cannot start `{spec.where()}`: {exc.strerror}") from None
-    context.child.append(process)
+    context.process = Child(process, context.errlog)
+    if context.trace is not None:  # s23's default run: the mechanism in words (no pid: it differs every run)
+        context.trace(f"spawned `{spec.where()}` in a process group of its own; JSON-RPC lines on its stdin and stdout, "
+                      "its stderr kept in a file for error messages")
     to_session, from_server = anyio.create_memory_object_stream[SessionMessage | Exception](0)
     to_server, from_session = anyio.create_memory_object_stream[SessionMessage](0)
 
@@ -263,4 +271,16 @@ def tail(errlog: Any, lines: int) -> list[str]:
     return [line.rstrip() for line in chunk.splitlines() if line.strip()][-lines:]
 
 
-register("stdio", open_stdio)
+class Child:
+    """The server process of one session, as ``Context.process``: what an error message says about it."""
+
+    def __init__(self, process: Any, errlog: Any) -> None:
+        self.popen, self._errlog = process, errlog
+
+    async def exit_code(self, within: float) -> int | None:
+        """Its exit code, after waiting up to ``within`` s for it to exit; None if it runs on."""
+        await exited(self.popen, within)
+        return self.popen.returncode
+
+    def stderr_tail(self, lines: int) -> list[str]:
+        return tail(self._errlog, lines) if self._errlog is not None and not self._errlog.closed else []

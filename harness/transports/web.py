@@ -20,7 +20,7 @@ response it:
   after it was inflated. A body in an encoding we did not ask for fails that request.
 
 ``shown`` is how a message shows an HTTP error: status, then the first ``EXCERPT``
-characters of the body, control characters escaped, so a server's text cannot move the
+characters of the body, escaped by ``harness.echo``, so a server's text cannot move the
 cursor of a terminal or pose as another line.
 
 Introduced by the hardening of s24 and s25 (issue 8); decoding by issue 18. Not handled
@@ -38,8 +38,9 @@ from typing import Any
 import anyio
 import httpx2
 
+from harness import echo
 from harness.spec import size
-from harness.transports import Context
+from harness.transports.context import Context
 
 ERROR_BODY = 64 * 1024  # bytes of an error body kept; a JSON-RPC error or an error page fits
 EXCERPT = 200  # characters of it that a message shows
@@ -58,8 +59,7 @@ def shown(status: int, body: bytes) -> str:
     text = " ".join(body.decode("utf-8", errors="replace").split())
     if not text:
         return f"HTTP {status} with an empty body"
-    excerpt = "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in text[:EXCERPT])
-    return f"HTTP {status}: {excerpt}" + ("..." if len(text) > EXCERPT else "")
+    return f"HTTP {status}: {echo.line(text, EXCERPT)}"
 
 
 def request_id(request: httpx2.Request) -> Any:

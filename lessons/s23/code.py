@@ -6,7 +6,8 @@ stdin/stdout (initialize, notifications/initialized, tools/list, tools/call), ke
 stderr in a temporary file, and stops it when the run ends: close stdin, then SIGTERM,
 then SIGKILL, every wait bounded, on errors and Ctrl-C too. Naming and the pool are s22's.
 
-A wire tap records every frame when asked: --wire prints them inline (>> sent,
+The default run notes each spawn (the command, no pid: it changes every run). A wire tap
+records every frame when asked: --wire prints them inline (>> sent,
 << received), and --frames FILE writes them as JSON lines. --fault gives one server a fault flag from
 mock_servers/serve.py; a server that cannot start, crashes or hangs becomes an error
 result naming it (exit code, last stderr lines), and the other server keeps working.
@@ -25,7 +26,6 @@ import sys
 
 from harness import lesson, naming, pool, wire
 from harness.connect import connect_tool
-from harness.connection import Connections
 from harness.hub import Hub
 from harness.spec import ServerSpec, Timeouts
 from mock_servers.launch import fault_flags, fault_option
@@ -43,8 +43,10 @@ def spec(name: str, faults: list[str]) -> ServerSpec:
 
 
 async def session(run: lesson.Run) -> None:
+    from harness.connection import Connections  # the SDK loads here, once the options are parsed: --help stays fast
+
     accept = naming.checker(run.transcript.warning, run.transcript.note)
-    with wire.recording(run.transcript, run.args) as tap:
+    with wire.recording(run.transcript, run.args, events=True) as tap:  # each spawn, in the default run too
         # Leaving these blocks stops every server they started, whatever happened inside.
         async with Connections(run.transcript, timeouts=Timeouts(call=run.args.call_timeout)) as conns, \
                 Hub(run.transcript, accept=accept) as hub:

@@ -6,6 +6,8 @@ first event names a POST endpoint (/messages/?session_id=...), the client POSTs 
 frame there, and every answer comes back on the event stream. The JSON-RPC frames are
 exactly the stdio ones: only `ServerSpec(name, "sse", url=...)` changed. This is the
 2024-11-05 transport; new servers use Streamable HTTP (s25), but many still speak SSE.
+The default run prints those steps as notes (the GET, the endpoint event, each POST
+answered 202 Accepted, each answer as a message event on the stream); --wire adds the frames.
 
 The servers are started by `mock_servers.launch.serve_all` (serve_http each), which waits for their
 `READY <url>` line and stops them at the end. Ports are picked by the OS (printed as
@@ -25,7 +27,6 @@ from contextlib import AsyncExitStack
 
 from harness import lesson, naming, pool, wire
 from harness.connect import connect_tool
-from harness.connection import Connections
 from harness.errors import ServerError
 from harness.hub import Hub, unavailable
 from harness.spec import ServerSpec, Timeouts
@@ -37,8 +38,10 @@ TRANSPORT = "sse"
 
 
 async def session(run: lesson.Run) -> None:
+    from harness.connection import Connections  # the SDK loads here, once the options are parsed: --help stays fast
+
     accept = naming.checker(run.transcript.warning, run.transcript.note)
-    with wire.recording(run.transcript, run.args) as tap:
+    with wire.recording(run.transcript, run.args, events=True) as tap:  # the transport's steps, in the default run too
         async with AsyncExitStack() as stack:  # closed in reverse: the hub's servers first, then the server processes
             urls = await serve_all(stack, TRANSPORT, {name: fault_flags(name, run.args.fault) for name in SERVERS})
             for name, url in urls.items():

@@ -27,7 +27,6 @@ from contextlib import AsyncExitStack
 
 from harness import lesson, naming, pool, wire
 from harness.connect import connect_tool
-from harness.connection import Connections
 from harness.errors import ServerError
 from harness.hub import Hub, unavailable
 from harness.spec import ServerSpec, Timeouts
@@ -40,6 +39,8 @@ FLAGS = {"docs": ["--forget-sessions-after", "1"]}  # the docs server forgets se
 
 
 async def session(run: lesson.Run) -> None:
+    from harness.connection import Connections  # the SDK loads here, once the options are parsed: --help stays fast
+
     accept = naming.checker(run.transcript.warning, run.transcript.note)
     with wire.recording(run.transcript, run.args) as tap:
         async with AsyncExitStack() as stack:  # closed in reverse: the hub's servers first, then the server processes

@@ -19,7 +19,7 @@ server over stdio, which the model connects at the end.
 
 Not yet: configuration files (s27), the other connection states and retries (s28).
 
-New module: harness/auth.py
+New modules: harness/auth/clock.py, harness/auth/store.py, harness/auth/redirect.py, harness/auth/provider.py, harness/auth/needs_auth.py
 
 Run: python lessons/s26/code.py                  (offline, scripted model)
      python lessons/s26/code.py --wire           (and every JSON-RPC frame)
@@ -27,7 +27,6 @@ Run: python lessons/s26/code.py                  (offline, scripted model)
      python lessons/s26/code.py --live           (real model; needs ANTHROPIC_API_KEY)
 """
 
-import argparse
 import dataclasses
 import itertools
 import sys
@@ -35,15 +34,13 @@ import time
 from contextlib import AsyncExitStack, nullcontext
 from pathlib import Path
 
-from harness import auth, lesson, naming, pool, wire
+from harness import cli_types, lesson, naming, pool, wire
 from harness.connect import connect_tool
-from harness.connection import Connections
 from harness.hub import Hub
 from harness.loop import Turn
 from harness.model import Scenario, ScriptedModel
 from harness.spec import ServerSpec, State, Timeouts
 from mock_servers.launch import serve_http
-from mock_servers.oauth_server import ACCESS_LIFETIME
 
 BASE = "You are a coding agent. Use the tools to answer; sign in to MCP servers that need it; connect others when you need them; be brief."
 AN_HOUR_LATER = 4  # the scenario's 4th turn happens an hour after the 3rd
@@ -53,15 +50,20 @@ DEPLOY = ServerSpec("deploy", "stdio", command=sys.executable, args=("-m", "mock
 
 
 async def session(run: lesson.Run) -> None:
+    from harness import auth  # the SDK (and the server's starlette) load here, once the options are parsed: --help stays fast
+    from harness.connection import Connections
+    from mock_servers.oauth_server import ACCESS_LIFETIME
+
     clock = auth.SteppedClock()
     args = run.args
+    lifetime = args.token_lifetime or ACCESS_LIFETIME
     timeouts = Timeouts(auth=args.auth_timeout, settings={"auth": "--auth-timeout SECONDS"})
     accept = naming.checker(run.transcript.warning, run.transcript.note)
     # Without --token-store the servers, and so their tokens, last one run: a private temp store.
     kept = nullcontext(args.token_store) if args.token_store else auth.temporary_store()
     with wire.recording(run.transcript, args) as tap, kept as store:
         workspace = run.workspace.keep_out(store)  # even with --workspace above it, the tools never reach the tokens
-        server = ["--token-lifetime", str(args.token_lifetime)]
+        server = ["--token-lifetime", str(lifetime)]
         if args.token_store:  # the servers play one that stays up between runs: same ports, same memory
             server += ["--state", str(Path(store, "server").resolve())]
         async with AsyncExitStack() as stack:  # closed in reverse: the hub's servers, the callback, the server
@@ -82,13 +84,13 @@ async def session(run: lesson.Run) -> None:
                 run.transcript.note("the token store signed docs in: the script without the sign-in turn plays (lessons/s26/signed_in.yaml)")
                 later -= 1
             builtins = workspace.tools() + [connect_tool(hub)]
-            rebuilt, turn_numbers = pool.rebuilt(BASE, builtins, hub.clients), itertools.count(1)
+            rebuilt, turn_numbers = pool.rebuilt(BASE, builtins, hub.clients, entries=hub.entries), itertools.count(1)  # entries: needs-auth is not 'connected'
 
             def turn() -> Turn:
                 if next(turn_numbers) == later:
                     clock.advance(3600)
-                    run.transcript.note(f"an hour passes: the harness clock jumps 3600 s (access tokens live {args.token_lifetime} s; "
-                                        f"the harness refreshes one with {auth.refresh_margin(args.token_lifetime):g} s or less left)")
+                    run.transcript.note(f"an hour passes: the harness clock jumps 3600 s (access tokens live {lifetime} s; "
+                                        f"the harness refreshes one with {auth.refresh_margin(lifetime):g} s or less left)")
                 return rebuilt()
 
             await run.agent(turn)
@@ -96,19 +98,13 @@ async def session(run: lesson.Run) -> None:
 
 def options(parser) -> None:
     wire.options(parser)
-    parser.add_argument("--token-store", type=lesson.folder, metavar="DIR",
+    parser.add_argument("--token-store", type=cli_types.folder, metavar="DIR",
                         help="keep the tokens in DIR, and the servers' ports and the authorization server's memory in DIR/server, "
                              "so a second run needs no sign-in (default: a private temporary folder, gone after the run)")
-    parser.add_argument("--token-lifetime", type=_seconds, default=ACCESS_LIFETIME, metavar="SECONDS",
-                        help=f"how long the server's access tokens live (default: {ACCESS_LIFETIME})")
-    parser.add_argument("--auth-timeout", type=_seconds, default=Timeouts.auth, metavar="SECONDS",
+    parser.add_argument("--token-lifetime", type=cli_types.positive, metavar="SECONDS",
+                        help="how long the server's access tokens live (default: the mock server's ACCESS_LIFETIME, an hour)")
+    parser.add_argument("--auth-timeout", type=cli_types.positive, default=Timeouts.auth, metavar="SECONDS",
                         help=f"how long a sign-in may take in the browser (default: {Timeouts.auth:g})")
-
-
-def _seconds(value: str) -> int:
-    if not value.isdigit() or int(value) < 1:
-        raise argparse.ArgumentTypeError(f"'{value}': a whole number of seconds, 1 or more")
-    return int(value)
 
 
 def main(argv=None, out=sys.stdout) -> int:

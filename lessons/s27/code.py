@@ -17,7 +17,7 @@ transcript is the same on every machine; the user CLI uses the real one.
 
 Not yet: per-server timeouts and reconnecting (s28), reloading the file while running (s29).
 
-New module: harness/config.py
+New modules: harness/config/variables.py, harness/config/formats.py, harness/config/policy.py, harness/config/scopes.py, harness/config/wiring.py
 
 Run: python lessons/s27/code.py            (offline, scripted model)
      python lessons/s27/code.py --wire     (and every JSON-RPC frame)
@@ -28,10 +28,7 @@ import json
 import sys
 from pathlib import Path
 
-from harness import config, lesson, naming, pool, wire
-from harness.connect import connect_tool
-from harness.connection import Connections
-from harness.hub import Hub
+from harness import config, lesson, wire
 
 BASE = "You are a coding agent. Use the tools to answer; connect MCP servers when you need them; be brief."
 HERE = Path(__file__).resolve().parent / "config"
@@ -50,20 +47,21 @@ def lay_out(root: Path) -> config.Paths:
 
 
 async def session(run: lesson.Run) -> None:
+    from harness.connect import connect_tool
+    from harness.stack import Stack  # the SDK: after the command line is parsed
+
     environ = {"PYTHON": sys.executable}  # what ${...} may use in this lesson
-    accept = naming.checker(run.transcript.warning, run.transcript.note)
     with wire.recording(run.transcript, run.args) as tap:
         servers = config.load(lay_out(run.workspace.root))
         for source in sorted({s.source for s in servers}):
             run.transcript.note(f"read {source}: {', '.join(s.name for s in servers if s.source == source)}")
-        async with Connections(run.transcript) as conns, Hub(run.transcript, accept=accept) as hub:
-            config.add_to(hub, servers, lambda server: config.connector(server, conns, environ, tap=tap))
-            await hub.connect_all()  # every pending server, at most 8 local ones starting at once
-            for row in config.rows(hub, servers):
+        async with Stack(servers, run.transcript, until="s27", environ=environ, tap=tap) as stack:
+            await stack.connect_all()  # every pending server, at most 8 local ones starting at once
+            for row in config.rows(stack.hub, servers):
                 detail = row["error"] or ", ".join(row["tools"])
                 run.transcript.note(f"{row['name']} ({row['scope']}, {row['transport'] or 'no transport'}): {row['state']}: {detail}")
-            builtins = run.workspace.tools() + [connect_tool(hub)]
-            await run.agent(pool.rebuilt(BASE, builtins, hub.clients, report=run.transcript.note))
+            builtins = run.workspace.tools() + [connect_tool(stack.hub)]
+            await run.agent(stack.pool(BASE, builtins, report=run.transcript.note))
 
 
 def options(parser) -> None:

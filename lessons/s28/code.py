@@ -14,6 +14,7 @@ transport, stdio included. Every transition the hub makes is printed as a `state
   and where to change it. It holds one of the 8 local slots; the others are not delayed.
 - At the end the user reconnects deploy by hand (`hub.reconnect`), as `/mcp` does.
 
+Not here: the connect_mcp tool (s20), since every server comes from the settings file.
 Not yet: reloading the settings file while the agent runs (s29).
 
 New module: harness/lifecycle.py
@@ -26,27 +27,24 @@ Run: python lessons/s28/code.py            (offline, scripted model)
 import sys
 from pathlib import Path
 
-from harness import config, lesson, lifecycle, pool, wire
-from harness.connection import Connections
-from harness.hub import Hub
+from harness import config, lesson, wire
 
 BASE = "You are a coding agent. Use the tools to answer; be brief."
 SETTINGS = Path(__file__).resolve().parent / "cline_mcp_settings.json"
 
 
 async def session(run: lesson.Run) -> None:
+    from harness.stack import Stack  # the SDK: after the command line is parsed
+
     environ = {"PYTHON": sys.executable}  # what ${...} may use in this lesson
     settings, nowhere = config.copied(SETTINGS, run.workspace.root)  # the lesson's file, and no other config
     with wire.recording(run.transcript, run.args) as tap:
         servers = config.load(nowhere, [settings])
-        async with Connections(run.transcript) as conns, \
-                Hub(run.transcript, on_change=lifecycle.show(run.transcript)) as hub:
-            config.add_to(hub, servers, lambda server: config.connector(
-                server, conns, environ, tap=tap, reconnect=lifecycle.Backoff()))
-            await hub.connect_all()  # at most 8 local and 20 remote servers starting at once
-            await run.agent(pool.rebuilt(BASE, run.workspace.tools(), hub.clients, report=run.transcript.note))
+        async with Stack(servers, run.transcript, until="s28", environ=environ, tap=tap) as stack:
+            await stack.connect_all()  # at most 8 local and 20 remote servers starting at once
+            await run.agent(stack.pool(BASE, run.workspace.tools(), report=run.transcript.note))
             run.transcript.note("the user reconnects deploy by hand")
-            await hub.reconnect("deploy")
+            await stack.hub.reconnect("deploy")
 
 
 def options(parser) -> None:

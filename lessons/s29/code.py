@@ -14,6 +14,8 @@ and asks the hub to act on those servers only.
   docs' search). The watcher recognises its own write and does nothing: the fingerprint
   guard, without the time window older Cline used.
 
+Not here: the name checker (s21), whose notes on the wiki's renamed tools would crowd this
+run; the connect_mcp tool (s20), since every server comes from the file.
 Not yet: resources, prompts and notifications (s30).
 
 New module: harness/reload.py
@@ -27,40 +29,23 @@ import json
 import sys
 from pathlib import Path
 
-import anyio
-
-from harness import config, lesson, lifecycle, pool, reload, wire
-from harness.connection import Connections
-from harness.hub import Hub
+from harness import config, lesson, wire
 
 BASE = "You are a coding agent. Use the tools to answer; your MCP settings are in cline_mcp_settings.json; be brief."
 SETTINGS = Path(__file__).resolve().parent / "cline_mcp_settings.json"
 
 
 async def session(run: lesson.Run) -> None:
+    from harness.stack import Stack  # the SDK: after the command line is parsed
+
     environ = {"PYTHON": sys.executable}  # what ${...} may use in this lesson
     settings, nowhere = config.copied(SETTINGS, run.workspace.root)  # the lesson's file, and no other config
     with wire.recording(run.transcript, run.args) as tap:
         servers = config.load(nowhere, [settings])
-        async with Connections(run.transcript) as conns, \
-                Hub(run.transcript, on_change=lifecycle.show(run.transcript)) as hub, \
-                anyio.create_task_group() as watching:
-
-            def connector(server):
-                return config.connector(server, conns, environ, tap=tap, reconnect=lifecycle.Backoff())
-
-            config.add_to(hub, servers, connector)
-            await hub.connect_all()
-            reloader = reload.Reloader(hub, settings, lambda: config.load(nowhere, [settings]), servers, connector,
-                                       run.transcript)
-            watching.start_soon(reloader.run)
-            rebuilt = pool.rebuilt(BASE, run.workspace.tools(), hub.clients, report=run.transcript.note)
-
-            async def turn():
-                await reloader.settled()  # an edit made during the last turn is applied before this one
-                return rebuilt()
-
-            await run.agent(turn)
+        async with Stack(servers, run.transcript, until="s29", without={"naming"}, environ=environ, tap=tap,
+                         watch=settings, reread=lambda: config.load(nowhere, [settings])) as stack:
+            await stack.connect_all()
+            await run.agent(stack.pool(BASE, run.workspace.tools(), report=run.transcript.note))  # each turn applies the edits first
             run.transcript.note("the user answers 'always allow' for docs' search: the harness records it in the file")
             try:
                 data = json.loads(settings.read_text(encoding="utf-8"))
@@ -68,9 +53,8 @@ async def session(run: lesson.Run) -> None:
             except (ValueError, KeyError, TypeError):  # the model left the file broken, or without docs
                 run.transcript.note("the settings file has no docs entry the harness can edit: it writes nothing")
             else:
-                reloader.watcher.write(json.dumps(data, indent=2) + "\n")
-                await reloader.settled()
-            watching.cancel_scope.cancel()
+                stack.reloader.watcher.write(json.dumps(data, indent=2) + "\n")
+                await stack.reloader.settled()
 
 
 def options(parser) -> None:

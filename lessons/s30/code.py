@@ -15,6 +15,7 @@ handbook (tools, resources, a resource template, a prompt, log messages, list_ch
   `archive_page`. The server's "index rebuilt" log, sent while no call ran, waits and is
   shown at the start of the next turn.
 
+Not here: the connect_mcp tool (s20), since every server comes from the settings file.
 Not yet: images, audio and other non-text results for the model (s32).
 
 New module: harness/resources.py
@@ -27,9 +28,7 @@ Run: python lessons/s30/code.py            (offline, scripted model)
 import sys
 from pathlib import Path
 
-from harness import config, lesson, lifecycle, pool, resources, wire
-from harness.connection import Connections
-from harness.hub import Hub
+from harness import config, lesson, wire
 from harness.loop import run_agent
 
 BASE = "You are a coding agent. Use the tools to answer; be brief."
@@ -37,26 +36,23 @@ SETTINGS = Path(__file__).resolve().parent / "cline_mcp_settings.json"
 
 
 async def session(run: lesson.Run) -> None:
+    from harness import resources
+    from harness.stack import Stack  # the SDK: after the command line is parsed
+
     environ = {"PYTHON": sys.executable}
     settings, nowhere = config.copied(SETTINGS, run.workspace.root)  # the lesson's file, and no other config
     with wire.recording(run.transcript, run.args) as tap:
         servers = config.load(nowhere, [settings])
-        async with Connections(run.transcript) as conns, \
-                Hub(run.transcript, on_change=lifecycle.show(run.transcript)) as hub:
-            config.add_to(hub, servers, lambda server: config.connector(server, conns, environ, tap=tap, reconnect=lifecycle.Backoff()))
-            await hub.connect_all()
-            for row in resources.prompt_rows(hub):
+        async with Stack(servers, run.transcript, until="s30", environ=environ, tap=tap,
+                         watch=settings, reread=lambda: config.load(nowhere, [settings])) as stack:
+            await stack.connect_all()
+            for row in resources.prompt_rows(stack.hub):
                 run.transcript.note(f"prompt {row['server']}/{row['name']}: {row['description']}")
             run.transcript.note("the user picks handbook's summarize prompt with title=onboarding")
-            prompt = run.args.prompt or await resources.expand(hub.clients["handbook"], "summarize", {"title": "onboarding"})
-            rebuilt = pool.rebuilt(BASE, resources.WithResources(run.workspace.tools(), hub), hub.clients,
-                                   report=run.transcript.note)
-
-            def turn():
-                resources.show_logs(hub, run.transcript)  # what servers said between calls, before this turn
-                return rebuilt()
-
-            await run_agent(run.model, prompt, turn, run.transcript, run.args.max_turns)
+            prompt = run.args.prompt or await resources.expand(stack.hub.clients["handbook"], "summarize", {"title": "onboarding"})
+            # The pool offers the two resource tools while a server has resources, and shows queued logs each turn.
+            await run_agent(run.model, prompt, stack.pool(BASE, run.workspace.tools(), report=run.transcript.note),
+                            run.transcript, run.args.max_turns)
 
 
 def options(parser) -> None:

@@ -12,10 +12,14 @@ else asks). Deny beats ask, and ask beats allow.
   settings.json makes the harness ask, and the user says no.
 - add_note has no annotations, so it asks: the user answers "yes" once, then "always", and
   the third call runs without asking (kept for this session only, never written to a file).
-- deploy's trigger is denied by a rule, so it is not even offered; its status tool is
-  read-only and runs; docs' get_version is in autoApprove.
+- deploy's trigger is destructive, yet runs unasked: deploy's autoApprove lists it. docs'
+  search is denied by a rule, so it is not even offered; get_version and status claim to
+  be read-only and run.
+- Every call prints its decision and its source: `ok` allowed unasked, `??` asked (and the
+  answer), `!!` denied.
 - Answers come from the scenario here; on a terminal (--live) the user is asked for real.
 
+Not here: the connect_mcp tool (s20), since every server comes from the settings file.
 Not yet: images and other non-text results for the model (s32).
 
 New module: harness/permissions.py
@@ -27,10 +31,7 @@ Run: python lessons/s31/code.py            (offline, scripted model and answers)
 import sys
 from pathlib import Path
 
-from harness import config, lesson, lifecycle, permissions, pool, wire
-from harness.connection import Connections
-from harness.hub import Hub
-from harness.loop import Policy, Turn
+from harness import config, lesson, permissions, wire
 
 BASE = "You are a coding agent. Use the tools to answer; be brief."
 HERE = Path(__file__).resolve().parent
@@ -44,32 +45,19 @@ def prompter(run: lesson.Run) -> permissions.Prompter:
 
 
 async def session(run: lesson.Run) -> None:
+    from harness.stack import Stack  # the SDK: after the command line is parsed
+
     environ = {"PYTHON": sys.executable}
     settings, nowhere = config.copied(HERE / "cline_mcp_settings.json", run.workspace.root)  # the lesson's file, and no other config
     rules = permissions.Rules.read(HERE / "settings.json", "settings.json")
     with wire.recording(run.transcript, run.args) as tap:
-        servers = config.load(nowhere, [settings])
-        checks = permissions.Permissions(rules, auto_approve={s.name: s.auto_approve for s in servers},
-                                         prompter=prompter(run), transcript=run.transcript)
-        screen = permissions.Screen(run.transcript)
-        async with Connections(run.transcript) as conns, \
-                Hub(run.transcript, on_change=lifecycle.show(run.transcript)) as hub:
-            config.add_to(hub, servers, lambda server: config.connector(server, conns, environ, tap=tap))
-            await hub.connect_all()
-            screen.check(hub.clients)  # every tool is looked at once, when it appears
-            rebuilt = pool.rebuilt(BASE, run.workspace.tools(), hub.clients)
-            said: set[str] = set()
-
-            def turn() -> Turn:
-                screen.check(hub.clients)
-                offered = rebuilt()
-                for name, rule in checks.hidden(offered.tools).items():  # deny rules hide tools: say so once
-                    if name not in said:
-                        said.add(name)
-                        run.transcript.note(f"{name} is not offered: deny rule {rule}")
-                return Turn(offered.system, tuple(checks.visible(offered.tools)))
-
-            await run.agent(turn, Policy(before_call=checks.before_call))
+        servers = config.load(nowhere, [settings])  # each entry's autoApprove goes to the permissions
+        async with Stack(servers, run.transcript, until="s31", environ=environ, tap=tap,
+                         watch=settings, reread=lambda: config.load(nowhere, [settings]), rules=rules,
+                         prompter=prompter(run)) as stack:
+            await stack.connect_all()  # the screen looks at every tool once, when it appears
+            # Each turn the pool leaves out what a deny rule names, and says so once; every call passes before_call.
+            await run.agent(stack.pool(BASE, run.workspace.tools()), stack.policy)
 
 
 def options(parser) -> None:

@@ -15,6 +15,7 @@ The media server returns one kind of result per tool:
 
 Files go to .mcp-output in the workspace, named NNN-server-tool.ext, whatever the server says.
 
+Not here: the connect_mcp tool (s20), since every server comes from the settings file.
 Not yet: elicitation, sampling and roots (s33).
 
 New module: harness/output.py
@@ -26,28 +27,24 @@ Run: python lessons/s32/code.py            (offline, scripted model)
 import sys
 from pathlib import Path
 
-from harness import config, lesson, lifecycle, output, pool, wire
-from harness.connection import Connections
-from harness.hub import Hub
-from harness.loop import Policy
+from harness import config, lesson, wire
 
 BASE = "You are a coding agent. Use the tools to answer; be brief."
 SETTINGS = Path(__file__).resolve().parent / "cline_mcp_settings.json"
 
 
 async def session(run: lesson.Run) -> None:
+    from harness.stack import Stack  # the SDK: after the command line is parsed
+
     environ = {"PYTHON": sys.executable}
     settings, nowhere = config.copied(SETTINGS, run.workspace.root)  # the lesson's file, and no other config
     with wire.recording(run.transcript, run.args) as tap:
-        servers = config.load(nowhere, [settings])
-        out = output.Output(run.workspace.root / ".mcp-output", shown_as=".mcp-output", transcript=run.transcript,
-                            caps={s.name: s.max_output_tokens for s in servers if s.max_output_tokens})
-        async with Connections(run.transcript) as conns, \
-                Hub(run.transcript, on_change=lifecycle.show(run.transcript)) as hub:
-            config.add_to(hub, servers, lambda server: config.connector(server, conns, environ, tap=tap))
-            await hub.connect_all()
-            source = pool.rebuilt(BASE, run.workspace.tools(), hub.clients)
-            await run.agent(source, Policy(after_result=out.after_result, render=out.render, show=out.show))
+        servers = config.load(nowhere, [settings])  # media's "maxOutputTokens" is its cap
+        async with Stack(servers, run.transcript, until="s32", environ=environ, tap=tap,
+                         watch=settings, reread=lambda: config.load(nowhere, [settings]),
+                         spill=run.workspace.root / ".mcp-output", spill_shown_as=".mcp-output") as stack:
+            await stack.connect_all()
+            await run.agent(stack.pool(BASE, run.workspace.tools()), stack.policy)  # output's hooks are in the policy
 
 
 def options(parser) -> None:

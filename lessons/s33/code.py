@@ -18,6 +18,8 @@ while a tool runs:
 The client declares exactly these capabilities, because it passes exactly these callbacks.
 Sampling, roots and logging are deprecated as of 2026-07-28 (SEP-2577), and still widely served.
 
+Not here: permissions (s31), so no call is asked about and every answer is for a server;
+the connect_mcp tool (s20), since every server comes from the file.
 Not yet: the 2026-07-28 protocol in full (s34).
 
 New module: harness/elicit.py
@@ -29,9 +31,7 @@ Run: python lessons/s33/code.py            (offline: scripted model and answers)
 import sys
 from pathlib import Path
 
-from harness import config, elicit, lesson, lifecycle, pool, wire
-from harness.connection import Connections, classic_handshake, discover_handshake
-from harness.hub import Hub
+from harness import config, lesson, wire
 
 BASE = "You are a coding agent. Use the tools to answer; be brief."
 SETTINGS = Path(__file__).resolve().parent / "cline_mcp_settings.json"
@@ -39,6 +39,10 @@ MOVE_BEFORE_TURN = 6  # the user switches the workspace to project/ before the m
 
 
 async def session(run: lesson.Run) -> None:
+    from harness import elicit
+    from harness.connection import classic_handshake, discover_handshake
+    from harness.stack import Stack  # the SDK: after the command line is parsed
+
     environ = {"PYTHON": sys.executable}
     settings, nowhere = config.copied(SETTINGS, run.workspace.root)  # the lesson's file, and no other config
     answers = getattr(getattr(run.model, "scenario", None), "answers", None)
@@ -46,19 +50,18 @@ async def session(run: lesson.Run) -> None:
     asker = elicit.Asker(script, run.transcript, ask_in=sys.stdin if script is None and sys.stdin.isatty() else None)
     sampler = elicit.Sampler(run.model, asker, script)
     roots = elicit.Roots(run.workspace.root)
+
+    def era(server):
+        return {"handshake": discover_handshake if server.name.endswith("2026") else classic_handshake}
+
     with wire.recording(run.transcript, run.args) as tap:
         servers = config.load(nowhere, [settings])
-        async with Connections(run.transcript) as conns, \
-                Hub(run.transcript, on_change=lifecycle.show(run.transcript)) as hub:
-
-            def connector(server):
-                era = discover_handshake if server.name.endswith("2026") else classic_handshake
-                return config.connector(server, conns, environ, tap=tap, handshake=era,
-                                        **elicit.callbacks(server.name, asker=asker, sampler=sampler, roots=roots))
-
-            config.add_to(hub, servers, connector)
-            await hub.connect_all()
-            rebuilt = pool.rebuilt(BASE, run.workspace.tools(), hub.clients)
+        async with Stack(servers, run.transcript, without={"permissions"}, environ=environ, tap=tap,
+                         watch=settings, reread=lambda: config.load(nowhere, [settings]), options=era,
+                         spill=run.workspace.root / ".mcp-output", spill_shown_as=".mcp-output",
+                         asker=asker, sampler=sampler, roots=roots) as stack:
+            await stack.connect_all()
+            rebuilt = stack.pool(BASE, run.workspace.tools())
             turns = 0
 
             async def turn():
@@ -67,10 +70,10 @@ async def session(run: lesson.Run) -> None:
                 if turns == MOVE_BEFORE_TURN:
                     (run.workspace.root / "project").mkdir()
                     run.transcript.note("the user moves the workspace to project/")
-                    await roots.move(run.workspace.root / "project", hub.clients.values())
-                return rebuilt()
+                    await roots.move(run.workspace.root / "project", stack.hub.clients.values())
+                return await rebuilt()
 
-            await run.agent(turn)
+            await run.agent(turn, stack.policy)
 
 
 def options(parser) -> None:

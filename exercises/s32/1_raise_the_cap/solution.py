@@ -18,9 +18,10 @@ SLOW = True
 
 def check(run):
     assert run.code == 0, run.text
-    assert "     0400 deploy web to staging: ok in 4 s" in run.lines, "all 400 lines reach the model"
-    assert not any("[cut:" in line for line in run.lines), run.text
-    listing = run.lines.index('  -> list_dir {"path": ".mcp-output"}')
-    files = [line.strip() for line in run.lines[listing + 1:listing + 4]]
+    lines = run.lines_without("  ok ")  # where the permissions' decision lines are kept, they come between a call and its result
+    assert "     0400 deploy web to staging: ok in 4 s" in lines, "all 400 lines reach the model"
+    assert not any("[cut:" in line for line in lines), run.text
+    listing = lines.index('  -> list_dir {"path": ".mcp-output"}')
+    files = [line.strip() for line in lines[listing + 1:listing + 4]]
     assert files == ["<- 001-media-fake_chart.bin", "002-media-voice.wav", "003-media-links.zip"], files
-    assert run.lines[listing + 4].startswith("assistant> "), run.lines[listing:listing + 5]
+    assert lines[listing + 4].startswith("assistant> "), lines[listing:listing + 5]

@@ -25,8 +25,9 @@ SLOW = True
 
 def check(run):
     assert run.code == 0, run.text
-    chart = run.lines.index("  -> mcp__media__chart {}")
-    assert run.lines[chart + 1] == "  <- Deploys per week, last 4 weeks.", run.lines[chart + 1]
-    assert run.lines[chart + 2] == ("     [image (image/png, too large), application/octet-stream, 6291456 bytes: "
-                                    "saved to .mcp-output/001-media-chart.bin]"), run.lines[chart + 2]
+    lines = run.lines_without("  ok ")  # where the permissions' decision lines are kept, they come between a call and its result
+    chart = lines.index("  -> mcp__media__chart {}")
+    assert lines[chart + 1] == "  <- Deploys per week, last 4 weeks.", lines[chart + 1]
+    assert lines[chart + 2] == ("     [image (image/png, too large), application/octet-stream, 6291456 bytes: "
+                                "saved to .mcp-output/001-media-chart.bin]"), lines[chart + 2]
     assert not any("sent to the model]" in line for line in run.lines), "no image block is sent"

@@ -18,5 +18,6 @@ SLOW = True
 def check(run):
     assert run.code == 0, run.text
     assert not any(line.startswith("note: for the user only") for line in run.lines), run.text
-    triage = run.lines.index("  -> mcp__media__triage {}")
-    assert run.lines[triage + 1:triage + 3] == ["  <- 3 deploys need attention.", "     raw log: web-7 OOM at 03:12"], run.lines[triage:triage + 3]
+    lines = run.lines_without("  ok ")  # where the permissions' decision lines are kept, they come between a call and its result
+    triage = lines.index("  -> mcp__media__triage {}")
+    assert lines[triage + 1:triage + 3] == ["  <- 3 deploys need attention.", "     raw log: web-7 OOM at 03:12"], lines[triage:triage + 3]

@@ -1,0 +1,55 @@
+"""The command line's shared parts: a parser that tells a mistake in one line, and argument types.
+
+The lesson runner (``harness.lesson``, every lesson's ``code.py``) and the user CLI
+(``harness.app``, ``python -m harness``) parse their arguments the same way:
+
+- ``Parser``: argparse, except that a bad command line is one line on stderr,
+  ``error: argument --max-turns: ... (see --help)``, and exit code 2; the usage block is
+  one ``--help`` away;
+- ``positive``: a whole number of at least 1 (turns, seconds);
+- ``folder``: a folder that exists or does not exist yet, never a file (a workspace, a
+  token store the run creates); ``existing_folder``: one that exists (a root offered to
+  servers, a workspace the user names).
+
+It imports only the standard library: a lesson parses its arguments before any SDK is
+imported, so ``--help`` and a mistake answer at once.
+
+Introduced by s19's runner; shared with the CLI since issue 17. Not handled here: the
+options themselves (each command adds its own), environment variables (``harness.spec``).
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import NoReturn
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse, with a bad command line told in one line (its usage block is one ``--help`` away)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"error: {message} (see --help)\n")
+
+
+def positive(value: str) -> int:
+    """An argparse type: a whole number of at least 1."""
+    if not value.isdigit() or int(value) < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, got '{value}'")
+    return int(value)
+
+
+def folder(value: str) -> Path:
+    """An argparse type: a folder that exists, or does not exist yet; never a file."""
+    path = Path(value)
+    if path.exists() and not path.is_dir():
+        raise argparse.ArgumentTypeError(f"'{value}' is a file, not a folder")
+    return path
+
+
+def existing_folder(value: str) -> Path:
+    """An argparse type: a folder that exists."""
+    path = Path(value)
+    if not path.is_dir():
+        raise argparse.ArgumentTypeError(f"'{value}' is not a folder")
+    return path

@@ -1,0 +1,104 @@
+"""What a client is: small runtime-checkable protocols, composed.
+
+Every module that holds a client (the hub, the pool, resources, the CLI) asks
+``isinstance(client, Offers)`` and the like, never ``getattr`` or ``hasattr``: a member
+that is used is a member declared here. A client is whatever meets them; the hub cannot
+tell a mock server in process from a real connection::
+
+    Client      name, tools, call_tool              every client (s19's MockClient too)
+    Lists       list_tools                          ask the server again
+    Renews      renewable, reconnect                a connection that can open a new session (s28)
+    Observed    observe                             tells the hub of every state change
+    Closes      aclose                              holds a process or a session to stop
+    Retimed     retime                              takes new timeouts for its next requests (s29)
+    Offers      capabilities, resources, resource_templates, prompts,
+                list_resources, read_resource, get_prompt, drain_logs       (s30)
+    Rooted      roots_changed                       tells its server the roots moved (s33)
+    Stderr      stderr_tail                         the last lines its server wrote (stdio)
+
+``MCPConnection`` (``harness.connection``) meets them all; ``MockClient`` meets ``Client``
+and ``Lists``; s26's needs-auth stand-in meets ``Client`` alone.
+
+Introduced by the composition issue (17); ``Client`` is the three members s19 named.
+Not handled here: what each member does (the modules that implement them say).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Protocol, TypeGuard, runtime_checkable
+
+if TYPE_CHECKING:
+    from harness.results import ToolResult
+    from harness.spec import State, Timeouts
+
+Observer = Callable[["State", str], None]  # (the new state, why in a few words)
+
+
+@runtime_checkable
+class Client(Protocol):
+    """What the rest of the harness needs from any MCP client, mock or real."""
+
+    name: str
+    tools: list[dict[str, Any]]  # as tools/list returned them: name, description, inputSchema, annotations
+
+    async def call_tool(self, tool: str, arguments: dict[str, Any]) -> ToolResult: ...
+
+
+@runtime_checkable
+class Lists(Protocol):
+    async def list_tools(self) -> list[dict[str, Any]]: ...
+
+
+@runtime_checkable
+class Renews(Protocol):
+    @property
+    def renewable(self) -> bool: ...  # whether reconnect() can open a new session now
+
+    async def reconnect(self) -> bool: ...  # connected afterwards?
+
+
+@runtime_checkable
+class Observed(Protocol):
+    def observe(self, observer: Observer) -> None: ...
+
+
+@runtime_checkable
+class Closes(Protocol):
+    async def aclose(self) -> None: ...
+
+
+@runtime_checkable
+class Retimed(Protocol):
+    def retime(self, timeouts: Timeouts) -> None: ...
+
+
+@runtime_checkable
+class Offers(Protocol):
+    capabilities: dict[str, Any]  # as the server declared them at initialize
+    resources: list[dict[str, Any]]
+    resource_templates: list[dict[str, Any]]
+    prompts: list[dict[str, Any]]
+
+    async def list_resources(self) -> list[dict[str, Any]]: ...
+
+    async def read_resource(self, uri: str) -> list[dict[str, Any]]: ...
+
+    async def get_prompt(self, name: str, arguments: dict[str, str]) -> dict[str, Any]: ...
+
+    def drain_logs(self) -> list[dict[str, Any]]: ...
+
+
+@runtime_checkable
+class Rooted(Protocol):
+    async def roots_changed(self) -> None: ...
+
+
+@runtime_checkable
+class Stderr(Protocol):
+    def stderr_tail(self, lines: int = ...) -> list[str]: ...
+
+
+def has_resources(client: object) -> TypeGuard[Offers]:
+    """Whether ``client`` offers resources: it has the members, and its server declared the capability."""
+    return isinstance(client, Offers) and "resources" in client.capabilities

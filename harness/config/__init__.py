@@ -1,0 +1,27 @@
+"""Configuration: the ``mcpServers`` files people already have, read as they wrote them (s27).
+
+One module per part, in the order a file is read:
+
+    variables  ``${VAR}``, ``${VAR:-default}``, ``${env:VAR}``: kept as written, expanded at each start
+    formats    Claude Desktop, Claude Code (``.mcp.json``), Cline: one entry into a ``ServerConfig``
+    policy     the enterprise allow and deny lists (``managed-settings.json``)
+    scopes     enterprise, user, project (approved), local, or ``--config`` files; ``load``, ``Paths``
+    wiring     the configured servers into the hub: ``add_to``, ``entry``, ``connector``, ``rows``
+
+A broken entry fails that server alone, naming it and its field; a refused one is listed
+``blocked`` with the rule; nothing is spawned before both checks. The names below are
+importable from here (``config.load``, ``config.Paths``); the modules import each other
+directly.
+
+Introduced by s27. Not handled here: Cline's remote config, writing files (s29),
+``headersHelper``; the fields of later mechanisms, which they read from ``ServerConfig.raw``
+themselves (``autoApprove``: ``harness.permissions``; ``maxOutputTokens``: ``harness.output``).
+"""
+
+from harness.config.formats import TIMEOUT_NAMES, ServerConfig, file_format, parse_servers, read_json
+from harness.config.scopes import Paths, copied, load
+from harness.config.variables import expand
+from harness.config.wiring import add_to, connector, entry, rows
+
+__all__ = ["TIMEOUT_NAMES", "Paths", "ServerConfig", "add_to", "connector", "copied", "entry", "expand", "file_format",
+           "load", "parse_servers", "read_json", "rows"]

@@ -1,0 +1,188 @@
+"""The three ``mcpServers`` formats, read as their products write them (s27).
+
+    format          file                                  transports (``type``)           extras
+    claude-desktop  claude_desktop_config.json            stdio only (``command``)        -
+    claude-code     .mcp.json, ~/.claude.json, managed    stdio (default), sse, http      -
+    cline           cline_mcp_settings.json               stdio, sse, streamableHttp      disabled, timeout (seconds)
+                                                          (a bare ``url`` means sse)
+
+``parse_servers`` reads one ``mcpServers`` object. Every entry is checked on its own: a
+broken one becomes a ``failed`` ``ServerConfig`` whose reason names it and its field
+(``server 'wiki': field 'command': required``); the good ones load. The words a format
+uses for its transports are its own; ``harness.transports`` says which transport each
+means. A ``ServerConfig`` keeps its entry as written (``raw``): a field that belongs to a
+later mechanism (Cline's ``autoApprove``, s31; ``maxOutputTokens``, s32) is read and
+checked by that mechanism's module, not here.
+
+Introduced by s27; the ``timeouts`` object by s28. Not handled here: which files are read
+and in what order (``harness.config.scopes``), ``${VAR}`` (kept as written,
+``harness.config.variables``), Cline's remote config, ``headersHelper``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+from harness.config.variables import VARIABLE
+from harness.errors import ConfigError
+from harness.naming import normalize
+from harness.spec import ServerSpec, State, Timeouts
+
+_TYPES = {"stdio": "stdio", "sse": "sse", "http": "http", "streamableHttp": "http"}
+TIMEOUT_NAMES = ("connect", "list", "call")  # what a server entry's "timeouts" may set (s28)
+
+
+@dataclass(frozen=True)
+class ServerConfig:
+    """One server as the config says it: where from, its spec (as written), and its state before connecting."""
+
+    name: str
+    scope: str
+    source: str  # the file, as messages print it
+    spec: ServerSpec | None  # None: the entry is broken
+    state: State = State.PENDING  # or DISABLED, BLOCKED, FAILED (a broken entry)
+    reason: str = ""  # why it is disabled, blocked or failed
+    timeouts: Timeouts = field(default_factory=Timeouts)
+    # The entry as written, read-only: the fields of later mechanisms are read where they are used.
+    raw: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}), compare=False, repr=False)
+
+
+def file_format(path: Path) -> str:
+    """Which product wrote a file, from its name; ``auto`` accepts the union of all three."""
+    name = path.name
+    if name == "cline_mcp_settings.json":
+        return "cline"
+    if name == "claude_desktop_config.json":
+        return "claude-desktop"
+    if name in (".mcp.json", ".claude.json", "managed-mcp.json"):
+        return "claude-code"
+    return "auto"
+
+
+def read_json(path: Path, shown: str) -> dict[str, Any]:
+    """A config file's top-level object, or a ``ConfigError`` naming the file (missing files are ``{}``)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{shown}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
+    if not text.strip():
+        return {}
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"{shown}: not valid JSON (line {exc.lineno}, column {exc.colno}): {exc.msg}") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"{shown}: expected a JSON object at the top")
+    return data
+
+
+def parse_servers(servers: Any, scope: str, source: str, fmt: str) -> list[ServerConfig]:
+    """Every entry of one ``mcpServers`` object; a broken entry is a failed ``ServerConfig``, never an exception."""
+    if servers is None:
+        return []
+    if not isinstance(servers, dict):
+        raise ConfigError(f"{source}: field 'mcpServers': expected an object of servers")
+    found = []
+    for name, entry in servers.items():
+        raw = MappingProxyType(dict(entry)) if isinstance(entry, dict) else MappingProxyType({})
+        try:
+            found.append(_entry(str(name), entry, scope, source, fmt, raw))
+        except ConfigError as exc:
+            found.append(ServerConfig(str(name), scope, source, None, State.FAILED, str(exc), raw=raw))
+    return found
+
+
+def _entry(name: str, entry: Any, scope: str, source: str, fmt: str, raw: Mapping[str, Any]) -> ServerConfig:
+    def bad(key: str, problem: str) -> ConfigError:
+        return ConfigError(f"server '{name}': field '{key}': {problem}")
+
+    def text(key: str, required: bool = False) -> str | None:
+        value = entry.get(key)
+        if value is None:
+            if required:
+                raise bad(key, "required")
+            return None
+        if not isinstance(value, str) or not value.strip():
+            raise bad(key, "expected a non-empty string")
+        return value
+
+    def strings(key: str) -> tuple[str, ...]:
+        value = entry.get(key) or []
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise bad(key, "expected a list of strings")
+        return tuple(value)
+
+    def table(key: str) -> dict[str, str]:
+        value = entry.get(key) or {}
+        if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
+            raise bad(key, "expected an object of strings")
+        return {str(k): v for k, v in value.items()}
+
+    if not isinstance(entry, dict):
+        raise ConfigError(f"server '{name}': expected an object")
+    if "__" in (spelled := normalize(name)):
+        # mcp__{server}__{tool}: a server spelled with the separator would read as another
+        # server plus part of a tool name, and a rule for that server would reach its tools.
+        raise ConfigError(f"server '{name}': its name reads '{spelled}' in tool names, which holds the separator '__'; rename it")
+    kind = _transport(entry, fmt, bad)
+    timeouts = _timeouts(name, entry, fmt, source, bad)
+    disabled = entry.get("disabled", False)
+    if not isinstance(disabled, bool):
+        raise bad("disabled", "expected true or false")
+    if kind == "stdio":
+        spec = ServerSpec(name, "stdio", command=text("command", required=True), args=strings("args"),
+                          env=table("env"), cwd=text("cwd"))
+    else:
+        url = text("url", required=True)
+        if not VARIABLE.search(url or "") and not (url or "").startswith(("http://", "https://")):
+            raise bad("url", "expected an http:// or https:// URL")
+        spec = ServerSpec(name, kind, url=url, headers=table("headers"))
+    state, reason = (State.DISABLED, f"\"disabled\": true in {source}") if disabled else (State.PENDING, "")
+    return ServerConfig(name, scope, source, spec, state, reason, timeouts, raw)
+
+
+def _timeouts(name: str, entry: dict[str, Any], fmt: str, source: str, bad: Any) -> Timeouts:
+    """Cline's ``timeout`` (seconds, for calls) and the harness's own ``timeouts`` object (s28).
+
+    Each timeout's error will say where to change it: the field of this server in this file.
+    """
+    def seconds(value: Any, key: str) -> float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= 3600:
+            raise bad(key, "expected seconds, more than 0 and at most 3600")
+        return float(value)
+
+    values: dict[str, float] = {}
+    settings = {n: f'"timeouts": {{"{n}": SECONDS}} for server \'{name}\' in {source}' for n in TIMEOUT_NAMES}
+    if fmt in ("cline", "auto") and entry.get("timeout") is not None:
+        values["call"] = seconds(entry["timeout"], "timeout")  # Cline's timeout is the call timeout
+        if values["call"] < 1:
+            raise bad("timeout", "expected seconds, from 1 to 3600")
+        settings["call"] = f'"timeout" (seconds) for server \'{name}\' in {source}'
+    given = entry.get("timeouts", {})
+    if not isinstance(given, dict) or set(given) - set(TIMEOUT_NAMES):
+        raise bad("timeouts", f"expected an object with any of {', '.join(TIMEOUT_NAMES)} (seconds)")
+    for key, value in given.items():
+        values[key] = seconds(value, f"timeouts.{key}")
+    return Timeouts(**values, settings=settings)
+
+
+def _transport(entry: dict[str, Any], fmt: str, bad: Any) -> str:
+    declared = entry.get("type", entry.get("transportType") if fmt == "cline" else None)
+    if declared is None:
+        if "command" in entry or "url" not in entry:
+            return "stdio"
+        if fmt in ("cline", "auto"):
+            return "sse"  # Cline's rule for a bare url, kept for its old files
+        raise bad("type", "required with 'url' (sse or http)")
+    allowed = {"claude-desktop": ("stdio",), "claude-code": ("stdio", "sse", "http"),
+               "cline": ("stdio", "sse", "streamableHttp", "http")}.get(fmt, tuple(_TYPES))
+    if declared not in allowed:
+        raise bad("type", f"expected one of {', '.join(allowed)}")
+    return _TYPES[declared]

@@ -1,0 +1,50 @@
+"""Variables in a server entry: ``${VAR}``, ``${VAR:-default}`` and Cline's ``${env:VAR}`` (s27).
+
+The config keeps them as written, in command, args, env, url and headers, and ``expand``
+resolves them each time the server is started, so a respawn sees the environment of
+then. A variable that is missing, with no default, fails that server alone, naming the
+variable.
+
+Introduced by s27. Not handled here: nested variables, ``$VAR`` without braces, command
+substitution; where an entry comes from (``harness.config.formats``).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import replace
+
+from harness.errors import ConfigError
+from harness.spec import ServerSpec
+
+VARIABLE = re.compile(r"\$\{(?:env:)?\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?::-([^}]*))?\}")
+
+
+def expand(spec: ServerSpec, environ: Mapping[str, str] = os.environ) -> ServerSpec:
+    """``spec`` with every ``${VAR}`` resolved now, or a ``ConfigError`` naming what is missing."""
+    missing: list[str] = []
+
+    def one(text: str | None) -> str | None:
+        if text is None:
+            return None
+
+        def value(match: re.Match[str]) -> str:
+            name, default = match.group(1), match.group(2)
+            if name in environ:
+                return environ[name]
+            if default is not None:
+                return default
+            missing.append(name)
+            return match.group(0)
+
+        return VARIABLE.sub(value, text)
+
+    expanded = replace(spec, command=one(spec.command), args=tuple(one(a) or "" for a in spec.args),
+                       env={k: one(v) or "" for k, v in spec.env.items()}, url=one(spec.url),
+                       headers={k: one(v) or "" for k, v in spec.headers.items()})
+    if missing:
+        names = ", ".join(sorted(set(missing)))
+        raise ConfigError(f"server '{spec.name}': missing environment variables: {names} (set them, or write ${{NAME:-default}})")
+    return expanded

@@ -1,0 +1,61 @@
+"""Streamable HTTP session expiry (s25): re-initialize, then retry the call once.
+
+The http transport's session watch (``harness.transports.http.SessionWatch``) notices a
+404 to our session id (or a 400 whose body names the session as invalid or unknown, as
+the reference servers send). The call that got it fails with an MCP error; ``claim``
+takes that error as this mechanism's, and ``call`` then says so, asks the connection for
+a fresh session (``renew``: once per expired session, however many calls saw it), and
+makes the call again, once. The request that got the 404 was never run by the server, so
+retrying it cannot run a tool twice. A failed re-initialize leaves the connection
+``failed``, never ``connected``, and the call's error says why.
+
+Plugs into ``harness.connection``'s ``claim`` and ``call`` hooks. Introduced by s25. Not
+handled here: a session the server ends with DELETE (the transport's), resuming a stream
+after a dropped connection (``Last-Event-ID``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mcp.shared.exceptions import MCPError
+
+from harness.connection import MCPConnection, Mechanism, Proceed
+from harness.errors import ToolError
+from harness.results import ToolResult
+
+
+class Expired(Exception):
+    """A call hit HTTP 404 (or a 400 naming the session) with our session id: the server forgot the session."""
+
+
+class SessionExpiry(Mechanism):
+    def bind(self, conn: MCPConnection) -> None:
+        self._conn = conn
+
+    def claim(self, exc: MCPError) -> BaseException | None:
+        watch = self._conn.context.watch if self._conn.context else None
+        return Expired() if watch is not None and watch.expired else None
+
+    async def call(self, tool: str, arguments: dict[str, Any], proceed: Proceed) -> ToolResult:
+        conn = self._conn
+        generation = conn.generation
+        try:
+            return await proceed()
+        except Expired:
+            pass
+        watch = conn.context.watch if conn.context else None
+        status = watch.status if watch is not None else 404
+        session = watch.session_id if watch is not None and watch.session_id else "?"
+        conn.say("warning", f"{conn.name}: HTTP {status} for session {session}: the server forgot it; re-initializing, then retrying '{tool}' once")
+        if not await conn.renew(generation):
+            raise ToolError(f"server '{conn.name}': tool '{tool}': session expired and re-initializing failed: {conn.reason}")
+        try:
+            return await proceed()
+        except Expired:
+            raise ToolError(f"server '{conn.name}': tool '{tool}': the new session expired too; not retrying again") from None
+
+
+def plug(options: dict[str, Any]) -> SessionExpiry:
+    """Every connection gets it: only a transport with a session watch (http) ever expires."""
+    return SessionExpiry()

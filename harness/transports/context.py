@@ -1,0 +1,38 @@
+"""What the connection lends one session's transport, and what the transport reports back.
+
+The fields are described in ``harness.transports``. Apart from the registry, so that
+``spec`` can ask the registry and the registry need not know a spec.
+
+Introduced by s23; ``fault``, ``errors`` and ``limits`` by the hardening of issue 8;
+``process`` by the composition issue (17).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from harness.spec import Limits, Timeouts
+
+
+@dataclass
+class Context:
+    """What one session's transport may use and report (mutable: the transport fills ``process`` and ``watch``)."""
+
+    timeouts: Timeouts
+    limits: Limits
+    auth: Any = None  # an httpx2.Auth for the URL transports (s26)
+    errlog: Any = None  # a file for the child's stderr (stdio)
+    label: Callable[[str, str], None] = lambda secret, kind: None  # (a session id, its kind): a secret to name
+    watch: Any = None  # http: an object with .session_id and .expired (harness.transports.http.SessionWatch)
+    fault: str | None = None  # set by the transport before it ends the read stream on purpose: why, in a few words
+    errors: dict[Any, str] = field(default_factory=dict)  # JSON-RPC request id -> "HTTP 500: <body excerpt>" (sse, http)
+    # Set by a transport that runs the server as a process (stdio): an object with
+    # ``async exit_code(within) -> int | None`` and ``stderr_tail(lines) -> list[str]``.
+    process: Any = None
+    trace: Callable[[str], None] | None = None  # what the transport does, in words, when a lesson shows it (harness.wire)
+
+    async def exit_code(self) -> int | None:
+        """The server process's exit code, after giving it ``kill_grace`` to exit; None if there is none, or it runs on."""
+        return await self.process.exit_code(self.timeouts.kill_grace) if self.process is not None else None

@@ -630,7 +630,7 @@ class MCPConnection:
         if isinstance(exc, MCPError):
             return f"{self._phase}: error {exc.code}: {exc.message}"
         if type(exc).__module__.startswith(("httpx", "httpcore")):  # cannot reach: the type says how
-            return f"{self._phase}: cannot reach {self.spec.url}: {type(exc).__name__}"
+            return f"{self._phase}: cannot reach {self.spec.where()}: {type(exc).__name__}"
         return f"{self._phase}: {type(exc).__name__}: {exc}"
 
     async def _exit_code(self) -> int | None:

@@ -48,6 +48,7 @@ from pathlib import Path
 from typing import Any, Protocol, TextIO
 
 from harness.errors import ConfigError
+from harness.naming import normalize
 from harness.results import ToolResult
 from harness.tools import Tool
 from harness.transcript import Transcript
@@ -88,19 +89,24 @@ class Rules:
             lists[key] = tuple(value)
         return cls(**lists)
 
-    def first(self, verdict: str, name: str) -> str | None:
-        return next((rule for rule in getattr(self, verdict) if matches(rule, name)), None)
+    def first(self, verdict: str, tool: Tool) -> str | None:
+        return next((rule for rule in getattr(self, verdict) if matches(rule, tool)), None)
 
 
-def matches(rule: str, name: str) -> bool:
-    """Claude Code's matching for MCP names: exact, ``mcp__server`` for the whole server, or ``mcp__server__*``."""
-    if rule == name:
+def matches(rule: str, tool: Tool) -> bool:
+    """Claude Code's rule forms, matched by whole segments: ``mcp__server`` and ``mcp__server__*``
+    name every tool of that server, ``mcp__server__tool`` (or a built-in's name) one tool.
+
+    The server segment is compared with the server the tool came from (its name normalized,
+    as tool names spell it), never as a prefix of the tool's name: under ``mcp__docs``, a
+    server named ``docs__evil`` is not docs, though its tools' names begin ``mcp__docs__``.
+    """
+    if rule == tool.name:
         return True
-    if rule.startswith("mcp__") and rule.endswith("__*"):
-        return name.startswith(rule[:-1])
-    if rule.startswith("mcp__") and "__" not in rule[len("mcp__"):]:
-        return name.startswith(rule + "__")
-    return False
+    server = rule[len("mcp__"):-len("__*")] if rule.endswith("__*") else rule[len("mcp__"):]
+    if not rule.startswith("mcp__") or not server or "__" in server or tool.source == "builtin":
+        return False
+    return normalize(tool.source) == server
 
 
 def auto_approve(servers: Iterable[Any]) -> dict[str, tuple[str, ...]]:
@@ -149,11 +155,11 @@ class Permissions:
 
     def decide(self, tool: Tool) -> Decision:
         name = tool.name
-        if rule := self.rules.first(DENY, name):
+        if rule := self.rules.first(DENY, tool):
             return Decision(DENY, f"deny rule {rule}")
-        if rule := self.rules.first(ASK, name):
+        if rule := self.rules.first(ASK, tool):
             return Decision(ASK, f"ask rule {rule}", may_remember=False)
-        if rule := self.rules.first(ALLOW, name):
+        if rule := self.rules.first(ALLOW, tool):
             return Decision(ALLOW, f"allow rule {rule}")
         if name in self.always:
             return Decision(ALLOW, "answered always, this session")
@@ -168,11 +174,11 @@ class Permissions:
 
     def visible(self, tools: Sequence[Tool]) -> list[Tool]:
         """The pool without the tools a deny rule names."""
-        return [t for t in tools if self.rules.first(DENY, t.name) is None]
+        return [t for t in tools if self.rules.first(DENY, t) is None]
 
     def hidden(self, tools: Sequence[Tool]) -> dict[str, str]:
         """The tools ``visible`` leaves out, each with the deny rule that names it."""
-        return {t.name: rule for t in tools if (rule := self.rules.first(DENY, t.name)) is not None}
+        return {t.name: rule for t in tools if (rule := self.rules.first(DENY, t)) is not None}
 
     async def before_call(self, call: Any, tool: Tool) -> ToolResult | None:
         decision = self.decide(tool)

@@ -181,8 +181,7 @@ class Stack:
             return
         store = self._token_store
         if store is None:  # no store given: tokens for this stack's life only
-            store = Path(tempfile.mkdtemp(prefix="mcp-course-tokens-"))
-            self._exits.callback(shutil.rmtree, store, ignore_errors=True)
+            store = self._exits.enter_context(auth.temporary_store())
         self.token_store = store
         said = self.transcript if self.transcript is not None else Transcript()  # no transcript: the exchange is not shown
         for name, url in remote:

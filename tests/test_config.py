@@ -84,6 +84,16 @@ def test_each_broken_entry_names_server_and_field(tmp_path, entry, message):
     assert got["good"].state is State.PENDING, "one bad entry must not cost the good ones"
 
 
+@pytest.mark.parametrize("name", ["docs__evil", "docs._x", "a__"])
+def test_a_server_whose_name_would_hold_the_separator_is_refused(tmp_path, name):
+    """mcp__{server}__{tool}: a server spelled with '__' would pass for another server (issue 18, item 13)."""
+    f = write(tmp_path / ".mcp.json", {"mcpServers": {name: STDIO, "docs": STDIO}})
+    got = by_name(config.load(paths(tmp_path), [f]))
+    assert got[name].state is State.FAILED and "holds the separator '__'; rename it" in got[name].reason, got[name].reason
+    assert got[name].reason.startswith(f"server '{name}': its name reads ")
+    assert got["docs"].state is State.PENDING
+
+
 def test_a_file_that_is_not_json_names_the_file_and_line(tmp_path):
     f = write(tmp_path / ".mcp.json", '{"mcpServers": {"x": }')
     with pytest.raises(ConfigError, match=r"\.mcp\.json: not valid JSON \(line 1, column 22\)"):

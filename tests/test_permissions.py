@@ -25,17 +25,24 @@ def tool(name: str, server: str = "notes", original: str | None = None, **annota
                 original=original or name.rsplit("__", 1)[-1])
 
 
-@pytest.mark.parametrize(("rule", "name", "hit"), [
-    ("mcp__notes__tidy", "mcp__notes__tidy", True),
-    ("mcp__notes", "mcp__notes__tidy", True),
-    ("mcp__notes__*", "mcp__notes__tidy", True),
-    ("mcp__notes", "mcp__notesx__tidy", False),  # a server name is matched whole
-    ("mcp__notes__*", "mcp__notes_b__tidy", False),
-    ("mcp__notes__tid", "mcp__notes__tidy", False),
-    ("read_file", "read_file", True),
+@pytest.mark.parametrize(("rule", "name", "server", "hit"), [
+    ("mcp__notes__tidy", "mcp__notes__tidy", "notes", True),
+    ("mcp__notes", "mcp__notes__tidy", "notes", True),
+    ("mcp__notes__*", "mcp__notes__tidy", "notes", True),
+    ("mcp__notes", "mcp__notesx__tidy", "notesx", False),  # a server name is matched whole
+    ("mcp__notes__*", "mcp__notes_b__tidy", "notes_b", False),
+    ("mcp__notes__tid", "mcp__notes__tidy", "notes", False),
+    ("mcp__my_notes", "mcp__my_notes__tidy", "my notes", True),  # the server as tool names spell it
+    ("read_file", "read_file", "builtin", True),
+    ("mcp__builtin", "read_file", "builtin", False),
+    # issue 18, item 13: the server segment is the tool's server, not a prefix of its name
+    ("mcp__docs", "mcp__docs__evil__rm_rf", "docs__evil", False),
+    ("mcp__docs__*", "mcp__docs__evil__rm_rf", "docs__evil", False),
+    ("mcp__docs", "mcp__docs__evil__rm_rf", "docs", True),  # docs' own tool named evil__rm_rf
+    ("mcp__docs__evil", "mcp__docs__evil__rm_rf", "docs__evil", False),  # not a server rule: '__' in it
 ])
-def test_rule_matching_is_claude_codes(rule, name, hit):
-    assert matches(rule, name) is hit
+def test_rule_matching_is_claude_codes_by_whole_segments(rule, name, server, hit):
+    assert matches(rule, tool(name, server)) is hit
 
 
 def test_precedence_deny_then_ask_then_allow_then_always_then_auto_approve_then_annotations():

@@ -44,14 +44,48 @@ def default_store(env: Mapping[str, str] | None = None) -> Path:
     return state_dir(env) / "tokens"
 
 
+TEMPORARY = "mcp-course-tokens-"  # a temporary store's prefix; the pid of the run that made it follows
+
+
 @contextmanager
 def temporary_store() -> Iterator[Path]:
-    """A private store (0700) for one run, deleted at the end: tokens of servers that end with the run."""
-    folder = tempfile.mkdtemp(prefix="mcp-course-tokens-")  # mkdtemp makes it 0700
+    """A private store (0700) for one run, deleted at the end: tokens of servers that end with the run.
+
+    Deleted on every exit Python sees (an error, Ctrl-C, SIGTERM, SIGHUP through the
+    harness's signal trap). ``kill -9`` leaves it, so each new one first deletes the
+    temporary stores of runs that are gone (their pid no longer runs), ours only.
+    """
+    sweep_stale()
+    folder = tempfile.mkdtemp(prefix=f"{TEMPORARY}{os.getpid()}-")  # mkdtemp makes it 0700
     try:
         yield Path(folder)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def sweep_stale(parent: Path | None = None) -> list[Path]:
+    """Delete the temporary stores in ``parent`` (the temporary folder) whose run is gone; return them."""
+    gone = []
+    for folder in Path(parent or tempfile.gettempdir()).glob(f"{TEMPORARY}*"):
+        pid = folder.name[len(TEMPORARY):].partition("-")[0]
+        try:
+            if not pid.isdigit() or folder.is_symlink() or folder.stat().st_uid != os.getuid() or _alive(int(pid)):
+                continue
+        except OSError:
+            continue
+        shutil.rmtree(folder, ignore_errors=True)
+        gone.append(folder)
+    return gone
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's process: alive
+        return True
+    return True
 
 
 def identity(url: str) -> str:

@@ -31,6 +31,7 @@ from typing import Any
 from harness import transports
 from harness.config.variables import VARIABLE
 from harness.errors import ConfigError
+from harness.naming import normalize
 from harness.spec import ServerSpec, State, Timeouts
 
 # The words each product's files use for a transport (``type``); the registry says which transport
@@ -130,6 +131,10 @@ def _entry(name: str, entry: Any, scope: str, source: str, fmt: str, raw: Mappin
 
     if not isinstance(entry, dict):
         raise ConfigError(f"server '{name}': expected an object")
+    if "__" in (spelled := normalize(name)):
+        # mcp__{server}__{tool}: a server spelled with the separator would read as another
+        # server plus part of a tool name, and a rule for that server would reach its tools.
+        raise ConfigError(f"server '{name}': its name reads '{spelled}' in tool names, which holds the separator '__'; rename it")
     kind = _transport(entry, fmt, bad)
     timeouts = _timeouts(name, entry, fmt, source, bad)
     disabled = entry.get("disabled", False)

@@ -203,6 +203,8 @@ def test_each_start_expands_again_and_a_missing_variable_is_a_server_error(tmp_p
     opened = []
 
     class Conns:
+        transcript = None  # a Connections without a transcript: nothing to register the values with
+
         async def open(self, spec, **options):
             opened.append(spec.command)
             return spec

@@ -35,6 +35,7 @@ schemas the Messages API refuses (a later step reshapes them), names (s21 does).
 from __future__ import annotations
 
 import json
+from collections import Counter
 import re
 from collections.abc import Callable
 from typing import Any
@@ -93,9 +94,9 @@ def _lone(text: str) -> str | None:
     return None
 
 
-def guard(read: Any, write: Any, *, errors: dict[Any, str], warn: Warn) -> tuple[Any, Any]:
+def guard(read: Any, write: Any, *, errors: dict[Any, str], warn: Warn, closed_code: Counter[str] | None = None) -> tuple[Any, Any]:
     """Wrap a session's (read, write) streams; see the module docstring."""
-    state = _State(errors, warn)
+    state = _State(errors, warn, closed_code if closed_code is not None else Counter())
     return _In(read, state), _Out(write, state)
 
 
@@ -122,8 +123,8 @@ def trimmed(tools: list[dict[str, Any]], limits: Limits, more: bool = False) -> 
 class _State:
     """What the two wrappers of one session share: the requests to watch the answers of."""
 
-    def __init__(self, errors: dict[Any, str], warn: Warn) -> None:
-        self.errors, self.warn = errors, warn
+    def __init__(self, errors: dict[Any, str], warn: Warn, closed_code: Counter[str]) -> None:
+        self.errors, self.warn, self.closed_code = errors, warn, closed_code
         self.listings: set[Any] = set()  # ids of our tools/list requests not answered yet
         self.initialize: Any = None  # id of our initialize request
         self.version = HANDSHAKE_VERSION
@@ -151,9 +152,12 @@ class _State:
                 self.version = version if isinstance(version, str) else self.version
         elif isinstance(message, types.JSONRPCError):
             self.listings.discard(message.id)
+            error = message.error
             if (text := self.errors.pop(message.id, None)) is not None:
                 error = message.error.model_copy(update={"message": text})
-                return SessionMessage(types.JSONRPCError(jsonrpc="2.0", id=message.id, error=error), metadata=item.metadata)
+                item = SessionMessage(types.JSONRPCError(jsonrpc="2.0", id=message.id, error=error), metadata=item.metadata)
+            if error.code == types.CONNECTION_CLOSED:  # the server's own -32000 (its "server error"), not the SDK's "closed"
+                self.closed_code[error.message] += 1
         return item
 
     def _check_tools(self, result: Any) -> None:

@@ -40,6 +40,7 @@ from typing import Any
 import anyio
 import mcp_types as types
 from mcp import ClientSession
+from mcp.shared.exceptions import MCPError
 
 from harness.client import Offers, has_resources
 from harness.connection import MCPConnection
@@ -85,10 +86,23 @@ class Offering(Mechanism):
         if "resources" in conn.capabilities:
             conn.begin("resources/list")
             self.resources = await self._request_list(session, "resources")
-            self.resource_templates = await self._request_list(session, "resource_templates")
+            conn.begin("resources/templates/list")
+            self.resource_templates = await self._optional(session, "resource_templates", "resources/templates/list")
         if "prompts" in conn.capabilities:
             conn.begin("prompts/list")
-            self.prompts = await self._request_list(session, "prompts")
+            self.prompts = await self._optional(session, "prompts", "prompts/list")
+
+    async def _optional(self, session: ClientSession, kind: str, method: str) -> list[dict[str, Any]]:
+        """A listing a server may not have although it declared the capability: a -32601 (method not found)
+        leaves it empty with a warning naming the request; the other listings and the connection go on."""
+        try:
+            return await self._request_list(session, kind)
+        except MCPError as exc:
+            if exc.code != types.METHOD_NOT_FOUND:
+                raise
+            self._conn.say("warning", f"{self._conn.name}: {method}: error {exc.code}: {printable(exc.message, 120)}; "
+                                      "left empty, and the rest goes on")
+            return []
 
     async def call(self, tool: str, arguments: dict[str, Any], proceed: Proceed) -> ToolResult:
         self._calls += 1

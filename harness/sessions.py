@@ -254,7 +254,8 @@ class SessionOwner:
         async with self._transport(spec, context) as (read, write):
             if self._tap is not None:
                 read, write = self._tap.tap(spec.name, read, write)
-            read, write = guard(read, write, errors=context.errors, warn=lambda text: self.say("warning", f"{self.name}: {text}"))
+            read, write = guard(read, write, errors=context.errors, warn=lambda text: self.say("warning", f"{self.name}: {text}"),
+                                closed_code=context.closed_code_answers)
             options: dict[str, Any] = {"client_info": CLIENT_INFO, "message_handler": self._on_message}
             for mechanism in self._mechanisms:
                 options.update(mechanism.options())

@@ -32,6 +32,15 @@ Switches (each names the part of issue 8 it plays):
                               on the wire than decoded                                   (issue 18: 5)
     --deep-answer N           echo's answer nests N arrays deep, its id first: past every parser's
                               recursion limit                                              (issue 18: 3)
+    --bad-structured KIND     echo has an outputSchema its result breaks: mismatch (a string for a
+                              number), invalid (the schema itself is not valid), dangling (a $ref
+                              to nothing)                                                  (issue 18: 1)
+    --error-code CODE         echo is answered with a JSON-RPC error CODE of its own (-32000: what
+                              servers send for "server error")                             (issue 18: 2)
+    --resources-without-templates
+                              declares resources; resources/list answers, templates/list is
+                              -32601                                                       (issue 18: 4)
+    --huge-resource BYTES     declares resources; resources/read answers one blob of BYTES (issue 18: 10)
     --setsid-child PIDFILE    stdio: at start, a helper in a session of its own that ignores end of
                               input and SIGHUP and sleeps; its pid is written to PIDFILE     (issue 18: 15)
 
@@ -60,6 +69,11 @@ CHUNK = 64 * 1024  # bytes per write of a huge or endless frame
 NO_VALID_SESSION = {"jsonrpc": "2.0", "error": {"code": -32000, "message": "Bad Request: No valid session ID provided"}}
 HTTP_ERROR_BODY = "boom: the tool backend is down"
 ECHO_SCHEMA = {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}
+OUTPUT_SCHEMAS = {  # --bad-structured: the schema echo declares for its result
+    "mismatch": {"type": "object", "properties": {"count": {"type": "number"}}, "required": ["count"]},
+    "invalid": {"type": "object", "properties": {"count": {"type": "no-such-type"}}},
+    "dangling": {"type": "object", "properties": {"count": {"$ref": "#/$defs/missing"}}},
+}
 MALFORMED = [
     {"name": "no_schema", "description": "A tool with no inputSchema."},
     {"name": "string_schema", "description": "A tool whose inputSchema is a string.", "inputSchema": "not a schema"},
@@ -88,6 +102,10 @@ class Options:
     setsid_child: str | None = None
     gzip_bomb: int = 0
     deep_answer: int = 0
+    bad_structured: str | None = None
+    error_code: int | None = None
+    resources_without_templates: bool = False
+    huge_resource: int = 0
 
 
 @dataclass(frozen=True)
@@ -96,12 +114,15 @@ class Huge:
 
     id: Any
     size: int
+    field: str = "text"  # "blob": a resources/read answer (base64 letters), else a tools/call text
 
     def head(self) -> bytes:
-        return json.dumps({"jsonrpc": "2.0", "id": self.id}).encode()[:-1] + b', "result": {"content": [{"type": "text", "text": "'
+        start = json.dumps({"jsonrpc": "2.0", "id": self.id}).encode()[:-1]
+        if self.field == "blob":
+            return start + b', "result": {"contents": [{"uri": "hostile://blob", "mimeType": "application/octet-stream", "blob": "'
+        return start + b', "result": {"content": [{"type": "text", "text": "'
 
-    @staticmethod
-    def tail() -> bytes:
+    def tail(self) -> bytes:
         return b'"}]}}'
 
 
@@ -119,10 +140,20 @@ class Server:
         if key is None:
             return None  # a notification
         params = message.get("params") or {}
+        o = self.options
         if method == "initialize":
             version = params.get("protocolVersion") or "2025-06-18"
-            return _result(key, {"protocolVersion": version, "capabilities": {"tools": {"listChanged": False}},
+            capabilities: dict[str, Any] = {"tools": {"listChanged": False}}
+            if o.resources_without_templates or o.huge_resource:
+                capabilities["resources"] = {}
+            return _result(key, {"protocolVersion": version, "capabilities": capabilities,
                                  "serverInfo": {"name": "hostile", "version": "0.1.0"}})
+        if method == "resources/list" and (o.resources_without_templates or o.huge_resource):
+            return _result(key, {"resources": [{"uri": "hostile://blob", "name": "blob"}]})
+        if method == "resources/templates/list" and o.huge_resource:
+            return _result(key, {"resourceTemplates": []})
+        if method == "resources/read" and o.huge_resource:
+            return Huge(key, o.huge_resource, field="blob")
         if method == "ping":
             return _result(key, {})
         if method == "tools/list":
@@ -144,6 +175,8 @@ class Server:
             return {"tools": tools, "nextCursor": f"page-{number + 1}"}
         if o.repeat_cursor:
             return {"tools": [echo] if cursor is None else [], "nextCursor": "again"}
+        if o.bad_structured:
+            echo["outputSchema"] = OUTPUT_SCHEMAS[o.bad_structured]
         tools = [echo, *(MALFORMED if o.malformed_tools else [])]
         tools += [{"name": f"tool_{n:04d}", "description": f"Tool number {n}.", "inputSchema": {"type": "object"}} for n in range(1, o.many_tools + 1)]
         return {"tools": tools}
@@ -158,6 +191,11 @@ class Server:
             return Huge(key, o.huge_answer)
         if o.deep_answer:
             return Deep(key, o.deep_answer)
+        if o.error_code is not None:
+            return {"jsonrpc": "2.0", "id": key, "error": {"code": o.error_code, "message": "server error: the backend is down"}}
+        if o.bad_structured:
+            structured = {"count": "three"} if o.bad_structured == "mismatch" else {"count": 3}
+            return _result(key, {"content": [{"type": "text", "text": "echo"}], "structuredContent": structured})
         text = (params.get("arguments") or {}).get("text")
         if o.lone_surrogate:
             text = f"{text} \ud800"  # sent as the escape \ud800 (see _frame)
@@ -453,6 +491,10 @@ def parse(argv: list[str]) -> Options:
     parser.add_argument("--setsid-child", metavar="PIDFILE")
     parser.add_argument("--gzip-bomb", type=int, default=0, metavar="BYTES")
     parser.add_argument("--deep-answer", type=int, default=0, metavar="N")
+    parser.add_argument("--bad-structured", choices=("mismatch", "invalid", "dangling"))
+    parser.add_argument("--error-code", type=int, metavar="CODE")
+    parser.add_argument("--resources-without-templates", action="store_true")
+    parser.add_argument("--huge-resource", type=int, default=0, metavar="BYTES")
     ns = parser.parse_args(argv)
     only = {"forget_sessions_after": ("http",), "http_error": ("http", "sse"), "drop_stream_on_call": ("sse",), "no_endpoint": ("sse",),
             "setsid_child": ("stdio",), "gzip_bomb": ("http",)}

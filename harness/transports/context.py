@@ -9,6 +9,7 @@ Introduced by s23; ``fault``, ``errors`` and ``limits`` by the hardening of issu
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -28,6 +29,10 @@ class Context:
     watch: Any = None  # http: an object with .session_id and .expired (harness.transports.http.SessionWatch)
     fault: str | None = None  # set by the transport before it ends the read stream on purpose: why, in a few words
     errors: dict[Any, str] = field(default_factory=dict)  # JSON-RPC request id -> "HTTP 500: <body excerpt>" (sse, http)
+    # Error answers the server itself sent with the code the SDK also uses for a closed
+    # connection (-32000, which servers send for "server error"), by message: counted in by
+    # harness.guard, taken out by the call that got one, so the two are never confused.
+    closed_code_answers: Counter[str] = field(default_factory=Counter)
     # Set by a transport that runs the server as a process (stdio): an object with
     # ``async exit_code(within) -> int | None`` and ``stderr_tail(lines) -> list[str]``.
     process: Any = None

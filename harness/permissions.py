@@ -48,6 +48,7 @@ from pathlib import Path
 from typing import Any, Protocol, TextIO
 
 from harness import nesting
+from harness.config.files import read_config
 from harness.errors import ConfigError
 from harness.naming import normalize
 from harness.results import ToolResult
@@ -74,9 +75,10 @@ class Rules:
         """The ``permissions`` of a Claude Code settings file; a ``ConfigError`` names the file and field."""
         shown = shown or str(path)
         try:
-            data = nesting.loads(path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            return cls()
+            raw = read_config(path, shown)
+            if raw is None:
+                return cls()
+            data = nesting.loads(raw.decode("utf-8"))
         except (OSError, ValueError) as exc:  # unreadable, not UTF-8, not JSON, or nested past the limit
             raise ConfigError(f"{shown}: cannot read: {exc}") from None
         block = data.get("permissions", {}) if isinstance(data, dict) else None

@@ -50,6 +50,7 @@ import anyio
 
 from harness import config
 from harness.config import ServerConfig
+from harness.config.files import read_config
 from harness.errors import ConfigError
 from harness.hub import Hub
 from harness.spec import State
@@ -192,9 +193,9 @@ class Watcher:
 
     def _read(self) -> bytes | None:
         try:
-            return self.path.read_bytes()
-        except OSError:
-            return None
+            return read_config(self.path)  # a regular file only, bounded, never a wait (a FIFO, /dev/zero)
+        except ConfigError:
+            return b""  # a change all the same: reading it for the reload says why it is refused
 
     def _read_digest(self) -> str | None:
         data = self._read()

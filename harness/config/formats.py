@@ -30,6 +30,7 @@ from typing import Any
 
 from harness import transports
 from harness import nesting
+from harness.config.files import read_config
 from harness.config.variables import VARIABLE
 from harness.errors import ConfigError
 from harness.naming import normalize
@@ -71,12 +72,13 @@ def file_format(path: Path) -> str:
 
 def read_json(path: Path, shown: str) -> dict[str, Any]:
     """A config file's top-level object, or a ``ConfigError`` naming the file (missing files are ``{}``)."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
+    data = read_config(path, shown)
+    if data is None:
         return {}
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{shown}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{shown}: cannot read: {exc}") from None
     if not text.strip():
         return {}
     try:

@@ -289,7 +289,7 @@ def _failures(hub: Hub, err: TextIO) -> int:
     for name in sorted(hub.entries):
         entry = hub.entries[name]
         if entry.state is State.FAILED and entry.error is not None:
-            err.write(f"error: {entry.error}\n")
+            err.write(f"error: {echo.text(str(entry.error))}\n")  # the harness's line breaks kept, a server's escaped
             code = max(code, 2 if isinstance(entry.error, ConfigError) else 1)
     return code
 
@@ -405,7 +405,7 @@ def _servers(rows: list[dict[str, Any]], as_json: bool, out: TextIO) -> int:
         out.write("no MCP servers configured\n")
     width = max((len(r["name"]) for r in rows), default=0)
     for r in rows:
-        detail = r["error"] or f"{len(r['tools'])} tools: {echo.names(r['tools'])}"  # a terminal gets server text escaped
+        detail = echo.text(r["error"]) if r["error"] else f"{len(r['tools'])} tools: {echo.names(r['tools'])}"  # a terminal gets server text escaped
         out.write(f"{r['name']:<{width}}  {r['scope']:<10} {r['transport'] or '-':<6} {r['state']:<10} {detail}\n")
     return 0
 
@@ -422,7 +422,7 @@ def _tools(hub: Hub, names: naming.NameMap, as_json: bool, out: TextIO) -> int:
     else:
         width = max((len(row["name"]) for row in rows), default=0)
         for row in rows:
-            out.write(f"{row['name']:<{width}}  {row['description']}\n")
+            out.write(f"{row['name']:<{width}}  {echo.line(row['description'], 300)}\n")  # a server's text: escaped, one line
     return 0
 
 

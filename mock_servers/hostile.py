@@ -37,6 +37,8 @@ Switches (each names the part of issue 8 it plays):
                               to nothing)                                                  (issue 18: 1)
     --error-code CODE         echo is answered with a JSON-RPC error CODE of its own (-32000: what
                               servers send for "server error")                             (issue 18: 2)
+    --nasty-text              echo's description, and the message of --error-code, hold a screen
+                              clear, a newline with a forged "error:" line, and 100 KB more  (issue 18: 8)
     --resources-without-templates
                               declares resources; resources/list answers, templates/list is
                               -32601                                                       (issue 18: 4)
@@ -69,6 +71,7 @@ CHUNK = 64 * 1024  # bytes per write of a huge or endless frame
 NO_VALID_SESSION = {"jsonrpc": "2.0", "error": {"code": -32000, "message": "Bad Request: No valid session ID provided"}}
 HTTP_ERROR_BODY = "boom: the tool backend is down"
 ECHO_SCHEMA = {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}
+NASTY = "boom\x1b[2J\nerror: forged line" + "x" * 100_000  # --nasty-text
 OUTPUT_SCHEMAS = {  # --bad-structured: the schema echo declares for its result
     "mismatch": {"type": "object", "properties": {"count": {"type": "number"}}, "required": ["count"]},
     "invalid": {"type": "object", "properties": {"count": {"type": "no-such-type"}}},
@@ -104,6 +107,7 @@ class Options:
     deep_answer: int = 0
     bad_structured: str | None = None
     error_code: int | None = None
+    nasty_text: bool = False
     resources_without_templates: bool = False
     huge_resource: int = 0
 
@@ -175,6 +179,8 @@ class Server:
             return {"tools": tools, "nextCursor": f"page-{number + 1}"}
         if o.repeat_cursor:
             return {"tools": [echo] if cursor is None else [], "nextCursor": "again"}
+        if o.nasty_text:
+            echo["description"] = NASTY
         if o.bad_structured:
             echo["outputSchema"] = OUTPUT_SCHEMAS[o.bad_structured]
         tools = [echo, *(MALFORMED if o.malformed_tools else [])]
@@ -192,7 +198,8 @@ class Server:
         if o.deep_answer:
             return Deep(key, o.deep_answer)
         if o.error_code is not None:
-            return {"jsonrpc": "2.0", "id": key, "error": {"code": o.error_code, "message": "server error: the backend is down"}}
+            message = NASTY if o.nasty_text else "server error: the backend is down"
+            return {"jsonrpc": "2.0", "id": key, "error": {"code": o.error_code, "message": message}}
         if o.bad_structured:
             structured = {"count": "three"} if o.bad_structured == "mismatch" else {"count": 3}
             return _result(key, {"content": [{"type": "text", "text": "echo"}], "structuredContent": structured})
@@ -493,6 +500,7 @@ def parse(argv: list[str]) -> Options:
     parser.add_argument("--deep-answer", type=int, default=0, metavar="N")
     parser.add_argument("--bad-structured", choices=("mismatch", "invalid", "dangling"))
     parser.add_argument("--error-code", type=int, metavar="CODE")
+    parser.add_argument("--nasty-text", action="store_true")
     parser.add_argument("--resources-without-templates", action="store_true")
     parser.add_argument("--huge-resource", type=int, default=0, metavar="BYTES")
     ns = parser.parse_args(argv)

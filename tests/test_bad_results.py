@@ -113,3 +113,26 @@ def test_a_resource_blob_past_the_frame_limit_names_the_limit():
             assert "\n" not in said
 
     anyio.run(main)
+
+
+def test_server_text_reaches_the_terminal_escaped_and_on_one_line(tmp_path):
+    """Issue 18, item 8: an error message and a description with a screen clear, a forged line and 100 KB."""
+    import io
+    import json
+
+    from harness import app
+
+    config_file = tmp_path / "mcp.json"
+    config_file.write_text(json.dumps({"mcpServers": {"hostile": {"command": sys.executable, "cwd": str(ROOT),
+                                                                   "args": ["-m", "mock_servers.hostile", "--transport", "stdio",
+                                                                            "--nasty-text", "--error-code", "-32603"]}}}))
+    base = ["--home", str(tmp_path), "--managed", str(tmp_path / "none"), "--config", str(config_file)]
+    for argv in (["tools"], ["call", "mcp__hostile__echo", '{"text": "hi"}']):
+        out, err = io.StringIO(), io.StringIO()
+        code = app.main(base + argv, out, err)
+        said = out.getvalue() + err.getvalue()
+        assert "\x1b" not in said, f"{argv}: a raw escape reached the terminal"
+        assert not any(line.startswith("error: forged") for line in said.splitlines()), f"{argv}: a forged line"
+        assert all(len(line) < 1000 for line in said.splitlines()), f"{argv}: a line of {max(map(len, said.splitlines()))} characters"
+        if argv[0] == "call":
+            assert code == 1 and "protocol error -32603: boom\\x1b[2J\\nerror: forged line" in said, said

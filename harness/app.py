@@ -224,10 +224,11 @@ async def _run(args: argparse.Namespace, servers: list[config.ServerConfig], arg
 def _stack_options(args: argparse.Namespace, answers: list[Any], model: Any = None, transcript: Any = None) -> dict[str, Any]:
     """What every command's stack gets from the command line: sign-in, spill folder, and what servers may ask."""
     from harness import auth, elicit
+    from harness.ask import Ask
     from harness.tools import state_dir
 
     script = elicit.Script(answers) if answers else None
-    asker = elicit.Asker(script, transcript, ask_in=sys.stdin if script is None and sys.stdin.isatty() else None)
+    asker = elicit.Asker(transcript=transcript, ask=Ask.terminal_or_nobody(script))
     workspace = vars(args).get("workspace")  # chat's
     folder = args.root or workspace
     return {
@@ -252,35 +253,12 @@ async def _desktop_browser(url: str) -> None:
 
 
 def _prompter(args: argparse.Namespace, script: Any) -> Any:
-    """Who answers a permission question: --yes, the scenario's answers and --answer, the terminal, or nobody (no)."""
-    from harness import permissions
+    """Who answers a permission question: --yes, the scenario's answers and --answer (the same script as the servers'
+    questions, so one list serves both, in order), the terminal, or nobody (no)."""
+    from harness.ask import Ask
+    from harness.permissions import Asking
 
-    if vars(args).get("yes"):
-        return _Yes()
-    if script is not None:
-        return _Scripted(script)
-    return permissions.TerminalPrompter() if sys.stdin.isatty() else permissions.NoPrompter()
-
-
-class _Yes:
-    who = "--yes"
-
-    async def ask(self, tool: Any, arguments: Any, decision: Any) -> str:
-        return "yes"
-
-
-class _Scripted:
-    """Permission answers from the same script as the servers' questions, so one list of answers serves both, in order."""
-
-    who = "scripted"
-
-    def __init__(self, script: Any) -> None:
-        self.script = script
-
-    async def ask(self, tool: Any, arguments: Any, decision: Any) -> str:
-        answer = self.script.next_answer()
-        answer = answer.strip().lower() if isinstance(answer, str) else "no"
-        return answer if answer in ("yes", "no", "always") else "no"
+    return Asking(Ask.terminal_or_nobody(script, yes=bool(vars(args).get("yes"))))
 
 
 def _failures(hub: Hub, err: TextIO) -> int:

@@ -40,7 +40,6 @@ sampling request are refused), elicitation inside tasks.
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any, TextIO
@@ -48,7 +47,7 @@ from typing import Any, TextIO
 import mcp_types as types
 from mcp.shared.exceptions import MCPError
 
-from harness import nesting
+from harness.ask import Ask, Script  # Script: named here too, as s33 and the CLI use it
 from harness.client import Rooted
 from harness.hooks import Call, Mechanism, Send
 from harness.errors import ToolError
@@ -163,35 +162,13 @@ def plug(options: Mapping[str, Any]) -> InputRounds:
     return InputRounds({name: options[name] for name in CALLBACKS if name in options})
 
 
-class Script:
-    """The scenario's ``answers``, handed out in order: user answers (words or forms) and model samples apart."""
-
-    def __init__(self, answers: Iterable[Any]) -> None:
-        self._items = list(answers)
-
-    def next_answer(self) -> Any:
-        """The next word or form (not a sample); None when none is left."""
-        return self._take(lambda a: not (isinstance(a, dict) and "sample" in a))
-
-    def next_sample(self) -> str | None:
-        found = self._take(lambda a: isinstance(a, dict) and "sample" in a)
-        return str(found["sample"]) if found is not None else None
-
-    def _take(self, wanted: Any) -> Any:
-        for i, item in enumerate(self._items):
-            if wanted(item):
-                return self._items.pop(i)
-        return None
-
-
 class Asker:
     """The user's side. ``answers``: a ``Script`` (lessons), or None for a terminal (``ask_in``) or, failing that, nobody."""
 
     def __init__(self, script: Script | None = None, transcript: Transcript | None = None, *,
-                 ask_in: TextIO | None = None, ask_out: TextIO | None = None) -> None:
-        self.script, self.transcript = script, transcript
-        self._in, self._out = ask_in, ask_out or sys.stderr
-        self.who = "scripted" if script is not None else "user" if ask_in is not None else "nobody to ask"
+                 ask_in: TextIO | None = None, ask_out: TextIO | None = None, ask: Ask | None = None) -> None:
+        self._ask = ask or Ask(script, ask_in=ask_in, ask_out=ask_out)  # the one way a person is asked (harness.ask)
+        self.script, self.transcript, self.who = self._ask.script, transcript, self._ask.who
 
     async def form(self, server: str, message: str, schema: Mapping[str, Any]) -> tuple[str, dict[str, Any] | None]:
         props = schema.get("properties") or {}
@@ -224,19 +201,7 @@ class Asker:
         return yes
 
     async def _answer(self, question: str) -> Any:
-        if self.script is not None:
-            return self.script.next_answer()
-        if self._in is None:
-            return None
-        from harness.signals import ask_line
-
-        line = (await ask_line(self._in, self._out, question + ": ")).strip()
-        if line.startswith("{"):
-            try:
-                return {"form": nesting.loads(line)}
-            except ValueError:  # not JSON, or nested past the limit: the words as they are
-                return line
-        return line
+        return None if self._ask.yes else await self._ask.question(question + ": ")  # --yes answers permissions only
 
     def _say(self, server: str, asked: str, detail: str, answer: str) -> None:
         if self.transcript is not None:

@@ -48,6 +48,7 @@ from pathlib import Path
 from typing import Any, Protocol, TextIO
 
 from harness import nesting
+from harness.ask import Ask, Script
 from harness.config.files import read_config
 from harness.errors import ConfigError
 from harness.naming import normalize
@@ -209,47 +210,40 @@ class Permissions:
 # --- asking --------------------------------------------------------------------------------------
 
 
-class ScriptedPrompter:
-    """Answers from the scenario's ``answers``, in order; out of answers means no."""
+class Asking:
+    """A ``Prompter`` over the one ``harness.ask.Ask``: the reply read as yes, no or always (anything else is no)."""
 
-    who = "scripted"
-
-    def __init__(self, answers: Iterable[Any]) -> None:
-        self._answers = [a for a in answers if isinstance(a, str)]
-
-    async def ask(self, tool: Tool, arguments: Mapping[str, Any], decision: Decision) -> str:
-        answer = self._answers.pop(0).strip().lower() if self._answers else "no"
-        return answer if answer in ("yes", "no", "always") else "no"
-
-
-class NoPrompter:
-    """No terminal and no script: nobody can say yes, so the answer is no."""
-
-    who = "nobody to ask"
+    def __init__(self, ask: Ask) -> None:
+        self._ask = ask
+        self.who = ask.who
 
     async def ask(self, tool: Tool, arguments: Mapping[str, Any], decision: Decision) -> str:
-        return "no"
-
-
-class TerminalPrompter:
-    """A real question on the terminal: y(es), n(o), or a(lways) when that may be remembered."""
-
-    who = "user"
-
-    def __init__(self, ask_in: TextIO | None = None, ask_out: TextIO | None = None) -> None:
-        self._in, self._out = ask_in or sys.stdin, ask_out or sys.stderr
-
-    async def ask(self, tool: Tool, arguments: Mapping[str, Any], decision: Decision) -> str:
-        from harness.signals import ask_line
-
+        if self._ask.yes:
+            return "yes"
         choices = "[y]es, [n]o" + (", [a]lways" if decision.may_remember else "")
         question = f"allow {tool.name} {json.dumps(dict(arguments), ensure_ascii=False)[:200]}? ({decision.reason}) {choices}: "
-        reply = (await ask_line(self._in, self._out, question)).strip().lower()
+        reply = await self._ask.question(question)
+        reply = reply.strip().lower() if isinstance(reply, str) else "no"
         if reply in ("y", "yes"):
             return "yes"
-        if decision.may_remember and reply in ("a", "always"):
-            return "always"
+        if reply in ("a", "always"):
+            return "always" if decision.may_remember or self._ask.script is not None else "no"
         return "no"
+
+
+def ScriptedPrompter(answers: Iterable[Any]) -> Asking:  # noqa: N802  (named as the prompter it makes)
+    """Answers from the scenario's ``answers``, in order; out of answers means no."""
+    return Asking(Ask(Script(answers)))
+
+
+def NoPrompter() -> Asking:  # noqa: N802
+    """No terminal and no script: nobody can say yes, so the answer is no."""
+    return Asking(Ask())
+
+
+def TerminalPrompter(ask_in: TextIO | None = None, ask_out: TextIO | None = None) -> Asking:  # noqa: N802
+    """A real question on the terminal: y(es), n(o), or a(lways) when that may be remembered."""
+    return Asking(Ask(ask_in=ask_in or sys.stdin, ask_out=ask_out))
 
 
 # --- trust: what a description claims ---------------------------------------------------------------

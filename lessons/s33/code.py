@@ -40,6 +40,7 @@ MOVE_BEFORE_TURN = 6  # the user switches the workspace to project/ before the m
 
 async def session(run: lesson.Run) -> None:
     from harness import elicit
+    from harness.ask import Ask
     from harness.connection import classic_handshake, discover_handshake
     from harness.stack import Stack  # the SDK: after the command line is parsed
 
@@ -47,7 +48,7 @@ async def session(run: lesson.Run) -> None:
     settings, nowhere = config.copied(SETTINGS, run.workspace.root)  # the lesson's file, and no other config
     answers = getattr(getattr(run.model, "scenario", None), "answers", None)
     script = elicit.Script(answers) if answers is not None and not run.args.live else None
-    asker = elicit.Asker(script, run.transcript, ask_in=sys.stdin if script is None and sys.stdin.isatty() else None)
+    asker = elicit.Asker(transcript=run.transcript, ask=Ask.terminal_or_nobody(script))
     sampler = elicit.Sampler(run.model, asker, script)
     roots = elicit.Roots(run.workspace.root)
 

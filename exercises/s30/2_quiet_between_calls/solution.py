@@ -7,16 +7,16 @@ user needs to see, "disk almost full", must not wait until the end).
 """
 
 EDITS = {
+    # The stack's pool shows the queued logs at the start of each turn (its resources part):
+    # take that line out, and show them once, after the agent.
+    "harness/stack.py": [(
+        "                resources.show_logs(self.hub, self.transcript)  # what servers said between calls, before this turn\n",
+        "",
+    )],
     "lessons/s30/code.py": [(
-        '''            def turn():
-                resources.show_logs(hub, run.transcript)  # what servers said between calls, before this turn
-                return rebuilt()
-
-            await run_agent(run.model, prompt, turn, run.transcript, run.args.max_turns)
-''',
-        '''            await run_agent(run.model, prompt, rebuilt, run.transcript, run.args.max_turns)
-            resources.show_logs(hub, run.transcript)  # only now: everything the servers said between calls
-''',
+        "                            run.transcript, run.args.max_turns)\n",
+        "                            run.transcript, run.args.max_turns)\n"
+        "            resources.show_logs(stack.hub, run.transcript)  # only now: everything the servers said between calls\n",
     )],
 }
 RUN = ()

@@ -224,7 +224,7 @@ class Stack:
             from harness import resources
 
             builtins = resources.WithResources(builtins, self.hub)
-        rebuilt = pool.rebuilt(base, builtins, self.hub.clients, report=report)
+        rebuilt = pool.rebuilt(base, builtins, self.hub.clients, report=report, entries=self.hub.entries)  # needs-auth is not "connected"
         said: set[str] = set()
 
         async def turn() -> Turn:

@@ -14,9 +14,20 @@ Serves SITE_DIR on 127.0.0.1 (a free port), and fails, naming page and width, if
   - a line of code, diff, transcript or frames is cut off (a <pre><code> wider than its
     box), with every tab and every folded solution opened first, so none escapes;
   - a diagram's text is under 11 px at its default size (font size times the SVG's scale);
+  - a diagram needs a sideways scroll to be read (its box is wider than the column: at
+    390 px the column is 356 px, and course.js draws a wide diagram again, compact);
+  - a wrapped line of code continues left of where its own text starts (a hanging indent
+    that would put a Python continuation left of its block), or, for a line indented past
+    45 % of the screen's width, left of that;
+  - on a lesson page, the viewer's buttons scroll out of view while its bottom is on screen;
   - on a lesson page, the step-through viewer is missing, or does not step: next, next,
     back, last (all frames shown), first, and "pool change" must land on a tools/pool event;
-- from file:// (no server), a lesson page's viewer and diagrams do not come up.
+- from file:// (no server), a lesson page's viewer and diagrams do not come up;
+- the search index (what a search shows: a page or section title, then its text) has an
+  entry without a title, or a text in which two code-tab labels of a page run together
+  ("code.pypool.py"). This is read from search/search_index.json, not typed into the
+  search box: Material's search worker does not start under headless Chromium's virtual
+  time.
 
 Screenshots of the home page, the start page and two lesson pages at both widths go to
 SHOT_DIR; look at them. Needs Debian's chromium (apt-get install -y chromium).
@@ -163,7 +174,42 @@ async function viewer(rel, doc, win) {
   if (!current || !["tools", "pool"].includes(current.getAttribute("data-kind"))) say(rel, "'pool change' landed on " + (current && current.textContent.slice(0, 40)));
   for (const box of v.querySelectorAll(".mcp-viewer__events, .mcp-viewer__frames, .mcp-viewer__pool"))
     if (box.scrollWidth > box.clientWidth + 1) say(rel, "a viewer pane scrolls sideways");
+  // the buttons stay in view while the viewer's bottom is on screen
+  const bar = v.querySelector(".mcp-viewer__bar"), box = v.getBoundingClientRect();
+  win.scrollTo(0, win.scrollY + box.bottom - win.innerHeight + 10);
+  await sleep(100);
+  const b = bar.getBoundingClientRect(), hit = doc.elementFromPoint(b.left + 4, b.top + b.height / 2);
+  if (b.top < 0 || b.bottom > win.innerHeight || !bar.contains(hit))
+    say(rel, "the viewer's buttons are out of view at the viewer's bottom (top " + Math.round(b.top) + " px)");
+  win.scrollTo(0, 0);
 }
+
+function honestIndent(rel, doc, win) {
+  // A wrapped line's continuation starts at or right of the line's first non-blank character.
+  let bad = 0;
+  for (const line of doc.querySelectorAll("pre > code > span[id^='__span-']")) {
+    if (!line.offsetParent || line.getClientRects().length === 0) continue;
+    const style = getComputedStyle(line), height = parseFloat(style.lineHeight) || 16;
+    if (line.getBoundingClientRect().height < height * 1.5) continue;  // not wrapped
+    const walker = doc.createTreeWalker(line, NodeFilter.SHOW_TEXT);
+    let start = null;
+    for (let n = walker.nextNode(); n && !start; n = walker.nextNode()) {
+      const i = n.data.search(/\S/);
+      if (i >= 0) { const r = doc.createRange(); r.setStart(n, i); r.setEnd(n, i + 1); start = r.getBoundingClientRect(); }
+    }
+    if (!start) continue;
+    const all = doc.createRange(); all.selectNodeContents(line);
+    const rects = [...all.getClientRects()].filter(r => r.width > 0 && r.top > start.top + height / 2);
+    if (!rects.length) continue;
+    const left = Math.min(...rects.map(r => r.left));
+    // a line indented past 45 percent of the screen's width continues there (course.css)
+    const floor = Math.min(start.left, line.getBoundingClientRect().left + 0.45 * win.innerWidth);
+    if (left < floor - 1 && bad++ < 3)
+      say(rel, "a wrapped line continues " + Math.round(start.left - left) + " px left of its text: " + snippet(line.textContent));
+  }
+  if (bad > 3) say(rel, (bad - 3) + " more wrapped lines continue left of their text");
+}
+
 
 async function check(rel) {
   const frame = document.createElement("iframe");
@@ -188,6 +234,9 @@ async function check(rel) {
     }
     if (min < MIN_PX) say(rel, "diagram " + (i + 1) + ": text " + min.toFixed(1) + " px tall, under " + MIN_PX + " px");
   }
+  for (const [i, scroll] of [...doc.querySelectorAll(".mcp-diagram__scroll")].entries())
+    if (scroll.scrollWidth > scroll.clientWidth + 1)
+      say(rel, "diagram " + (i + 1) + " needs a sideways scroll: " + scroll.scrollWidth + " px in a " + scroll.clientWidth + " px column");
   if (rel.startsWith("lessons/")) await viewer(rel, doc, win);
   // open every tab and every folded block, then look for lines cut off
   const style = doc.createElement("style");
@@ -195,6 +244,7 @@ async function check(rel) {
   doc.head.appendChild(style);
   for (const d of doc.querySelectorAll("details")) d.open = true;
   await sleep(50);
+  honestIndent(rel, doc, win);
   let cut = 0;
   for (const code of doc.querySelectorAll("pre > code")) {
     if (!code.offsetParent) continue;
@@ -217,13 +267,40 @@ async function check(rel) {
 </script>"""
 
 
+_LABELS = re.compile(r'<div class="tabbed-labels"[^>]*>(.*?)</div>', re.S)
+
+
+def label_pairs(site: Path) -> list[str]:
+    """Two neighbouring code-tab labels of a page, run together as text would run them ("code.pypool.py")."""
+    pairs = set()
+    for page in site.rglob("*.html"):
+        for labels in _LABELS.findall(page.read_text(encoding="utf-8")):
+            names = [html.unescape(re.sub(r"<[^>]+>", "", n)).strip() for n in re.findall(r"<label[^>]*>(.*?)</label>", labels, re.S)]
+            pairs.update(a + b for a, b in zip(names, names[1:]) if a and b)
+    return sorted(pairs)
+
+
+def check_search_index(site: Path, pairs: list[str]) -> list[str]:
+    """Every entry of the search index has a title, and no text of it runs two tab labels together."""
+    index = json.loads((site / "search" / "search_index.json").read_text(encoding="utf-8"))
+    problems = []
+    for doc in index["docs"]:
+        if not doc.get("title", "").strip():
+            problems.append(f"search index: {doc['location']}: no title")
+        run = next((p for p in pairs if p in doc.get("text", "")), None)
+        if run:
+            problems.append(f"search index: {doc['location']}: code-tab labels run together: {run!r}")
+    return problems
+
+
 def check_layout(site: Path, origin: str, pages: list[str], width: int, batch: int = 4) -> list[str]:
     """The probe, a few pages per browser, each batch bounded in time."""
     problems = []
     for start in range(0, len(pages), batch):
         some = pages[start:start + batch]
         probe = site / f"_layout_probe_{width}.html"
-        probe.write_text(_PROBE_PAGE % {"pages": json.dumps(some), "width": width, "min_px": MIN_DIAGRAM_TEXT_PX}, encoding="utf-8")
+        probe.write_text(_PROBE_PAGE % {"pages": json.dumps(some), "width": width, "min_px": MIN_DIAGRAM_TEXT_PX},
+                         encoding="utf-8")
         try:
             dom = chromium(f"{origin}/{probe.name}", "--dump-dom", budget=300000, size=f"{width + 40},1000", timeout=240)
         finally:
@@ -254,11 +331,20 @@ def check_file_url(site: Path, rel: str) -> list[str]:
     return problems
 
 
-def screenshots(origin: str, shots: Path) -> None:
+def screenshots(site: Path, origin: str, shots: Path) -> None:
+    """Each page at each width. Headless Chromium lays a page out at 500 px at least, whatever
+    the window size, so a narrower width is shot through an iframe of exactly that width."""
     for rel in SHOT_PAGES:
         for width in WIDTHS:
             name = rel.replace("/", "_").removesuffix(".html")
-            chromium(f"{origin}/{rel}", f"--screenshot={shots / f'{name}-{width}.png'}", budget=15000, size=f"{width},2400")
+            frame = site / f"_shot_{width}.html"
+            frame.write_text(f'<!doctype html><body style="margin:0"><iframe src="{rel}" '
+                             f'style="width:{width}px;height:2400px;border:0"></iframe>', encoding="utf-8")
+            try:
+                chromium(f"{origin}/{frame.name}", f"--screenshot={shots / f'{name}-{width}.png'}", budget=15000,
+                         size=f"{width},2400")
+            finally:
+                frame.unlink()
 
 
 def main(argv: list[str]) -> int:
@@ -278,11 +364,12 @@ def main(argv: list[str]) -> int:
         for page in pages:
             problems += check_requests(origin, page)
         problems += check_mermaid_syntax(site, origin)
+        problems += check_search_index(site, label_pairs(site))
         for width in WIDTHS:
             problems += check_layout(site, origin, pages, width)
         if lessons:
             problems += check_file_url(site, "lessons/s26.html" if "lessons/s26.html" in lessons else lessons[0])
-        screenshots(origin, shots)
+        screenshots(site, origin, shots)
     finally:
         server.shutdown()
     for problem in problems:

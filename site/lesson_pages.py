@@ -339,6 +339,43 @@ def on_page_markdown(markdown, page, config, files):
     return markdown
 
 
+LINE_SPAN = re.compile(r'<span id="__span-[\d-]+">')
+
+
+def honest_indent(html: str) -> str:
+    """Give each highlighted line that starts indented its indent as ``--i`` (course.css).
+
+    A wrapped line then continues 2 characters to the right of where its own text starts,
+    never left of it: Python's indentation stays readable on a phone. The indent is counted
+    across the highlighter's tags (a diff line is ``<span class="w"> </span>    return``),
+    and a diff line's marker (``+``, ``-``) counts as one character of it.
+    """
+    out, at = [], 0
+    for match in LINE_SPAN.finditer(html):
+        i, width = match.end(), 0
+        while i < len(html):
+            if html[i] == "<":
+                if html.startswith("</span><span id=", i):  # an empty line: the next line starts
+                    break
+                i = html.find(">", i) + 1 or len(html)
+            elif html[i] == " " or (html[i] in "+-" and width == 0):
+                width, i = width + 1, i + 1
+            else:
+                break
+        if width and i < len(html) and html[i] != "\n":
+            out.append(html[at:match.start()] + match.group(0)[:-1] + f' style="--i:{width}">')
+            at = match.end()
+    out.append(html[at:])
+    return "".join(out)
+
+
+def on_page_content(html, page, config, files):
+    # The tab labels are one run of text ("code.pypool.pydiff from s21"): keep them out of
+    # the search index, so results show the page and section titles and real text.
+    html = html.replace('<div class="tabbed-labels">', '<div class="tabbed-labels" data-search-exclude>')
+    return honest_indent(html)
+
+
 def on_serve(server, config, builder):
     """`mkdocs serve` rebuilds when a lesson, snapshot, exercise or harness module changes."""
     for path in (LESSONS, SNAPSHOTS, REPO / "harness", REPO / "exercises", REPO / "mock_servers"):

@@ -1,5 +1,5 @@
-"""Without the stack's reconnect part (`without={"reconnect"}`), each connection keeps the
-connection's default policy, `never` (from `harness.connection`), and a crash is final: after `state: deploy: connected -> failed` there
+"""With the stack's `reconnect` part left out (`without={"reconnect"}`: every connection
+gets `reconnect=never` instead of `lifecycle.Backoff()`), a crash is final: after `state: deploy: connected -> failed` there
 is no `failed -> pending: retry 1 in 1 s`, no `pending -> connected: session established`,
 and the by-hand reconnect at the end finds nothing to renew. A failed server offers no
 tools, so on the model's third turn `mcp__deploy__trigger` is not in the pool: the scripted

@@ -1,24 +1,39 @@
 /* Diagrams for the course site: every ```mermaid block (rendered by the markdown as
-   <pre class="mcp-mermaid">) is drawn with the vendored mermaid at its natural size, in a
-   box that scrolls sideways when the column is narrower, never shrunk to fit: a sequence
-   diagram with six participants stays readable on a phone. A click, or "Open full size",
-   shows it in a dialog over the whole window, with zoom. Works from file:// (no fetches). */
+   <pre class="mcp-mermaid">) is drawn with the vendored mermaid at its natural size, never
+   shrunk to fit. When that is wider than the column (a phone), it is drawn again, compact:
+   narrower participant boxes, smaller margins, text at 13 px wrapped to them, so that it fits
+   a 356 px column and needs no sideways scroll (browser_check.py checks it at 390 px); the
+   box still scrolls if a diagram cannot fit even so. A click, or "Open full size", shows the
+   full-size drawing in a dialog over the whole window, with zoom. Works from file://. */
 (function () {
   "use strict";
 
   var FONT = 15; // px: every diagram's text at its default size
   var count = 0;
 
-  function config() {
+  var COMPACT = 13; // px: the text of a diagram drawn again to fit a narrow column
+
+  // The compact participant width: the column shared by the diagram's participants.
+  function actorWidth(text, column) {
+    var n = (text.match(/^\s*(participant|actor)\s/gm) || []).length;
+    return n ? Math.max(50, Math.min(110, Math.floor((column - 8 - 4 * (n - 1)) / n))) : 56;
+  }
+
+  function config(compact, width) {
+    var font = compact ? COMPACT : FONT;
     return {
       startOnLoad: false,
       securityLevel: "strict",
       theme: "default",
       fontFamily: getComputedStyle(document.body).fontFamily,
-      fontSize: FONT,
-      sequence: { useMaxWidth: false, actorFontSize: FONT, messageFontSize: FONT, noteFontSize: FONT - 1,
-                  wrap: true, width: 140, actorMargin: 30, mirrorActors: true },
-      flowchart: { useMaxWidth: false, htmlLabels: false },
+      fontSize: font,
+      sequence: compact
+        ? { useMaxWidth: false, actorFontSize: font, messageFontSize: font, noteFontSize: font - 1, wrap: true,
+            width: width || 56, actorMargin: 4, boxMargin: 4, diagramMarginX: 2, noteMargin: 4, messageMargin: 24, mirrorActors: false }
+        : { useMaxWidth: false, actorFontSize: font, messageFontSize: font, noteFontSize: font - 1,
+            wrap: true, width: 140, actorMargin: 30, mirrorActors: true },
+      flowchart: compact ? { useMaxWidth: false, htmlLabels: false, nodeSpacing: 20, rankSpacing: 30, padding: 6 }
+                         : { useMaxWidth: false, htmlLabels: false },
       state: { useMaxWidth: false },
       class: { useMaxWidth: false }
     };
@@ -88,10 +103,12 @@
     scroll.setAttribute("role", "img");
     var title = titleFor(pre);
     scroll.setAttribute("aria-label", title + " (scroll sideways to see all of it)");
+    var full;
     try {
       await mermaid.parse(text); // throws on a syntax error, before render() draws an error picture
-      var out = await mermaid.render(id, text);
-      scroll.innerHTML = out.svg;
+      mermaid.initialize(config(false));
+      full = (await mermaid.render(id, text)).svg;
+      scroll.innerHTML = full;
     } catch (e) {
       var stray = document.getElementById("d" + id); // render's scratch node, left behind on failure
       if (stray) stray.remove();
@@ -101,23 +118,52 @@
     }
     var svg = scroll.querySelector("svg");
     var width = naturalWidth(svg);
+    var holder = document.createElement("div");
+    holder.innerHTML = full;
+    var fullSvg = holder.querySelector("svg");  // the full-size drawing, for "Open full size"
     svg.setAttribute("width", String(Math.ceil(width)));
     svg.style.maxWidth = "none";
     var caption = document.createElement("figcaption");
-    caption.appendChild(button("Open full size", function () { openFull(svg, title); }));
+    caption.appendChild(button("Open full size", function () { openFull(fullSvg, title); }));
     var hint = document.createElement("span");
     hint.className = "mcp-diagram__hint";
     caption.appendChild(hint);
-    scroll.addEventListener("click", function () { openFull(svg, title); });
+    scroll.addEventListener("click", function () { openFull(fullSvg, title); });
     figure.appendChild(scroll);
     figure.appendChild(caption);
     pre.replaceWith(figure);
     function hintText() {
       hint.textContent = scroll.scrollWidth > scroll.clientWidth + 1 ? "Wider than the column: scroll it sideways." : "";
     }
-    hintText();
-    window.addEventListener("resize", hintText);
+    // Too wide for the column it is in now: draw it compact, with narrower participants
+    // until it fits (or they are 50 px). Again when the window changes (a phone turned).
+    var tries = 0;
+    async function fit() {
+      var column = scroll.clientWidth;
+      var drawn = scroll.querySelector("svg");
+      if (column && naturalWidth(drawn) <= column) return hintText();
+      var w = actorWidth(text, column);
+      for (var i = 0; column && naturalWidth(scroll.querySelector("svg")) > column && i < 4; i++) {
+        mermaid.initialize(config(true, w));
+        scroll.innerHTML = (await mermaid.render(id + "-compact" + (++tries), text)).svg;
+        scroll.setAttribute("data-compact", String(w));
+        var next = scroll.querySelector("svg");
+        next.setAttribute("width", String(Math.ceil(naturalWidth(next))));
+        next.style.maxWidth = "none";
+        if (w <= 50) break;
+        w = Math.max(50, Math.floor(w * 0.8));
+      }
+      hintText();
+    }
+    await fit();
+    var timer = null;
+    window.addEventListener("resize", function () {
+      clearTimeout(timer);
+      timer = setTimeout(function () { queue = queue.then(fit, fit); }, 200);
+    });
   }
+
+  var queue = Promise.resolve(); // one render at a time: mermaid renders in a shared scratch node
 
   async function drawAll() {
     var blocks = Array.prototype.slice.call(document.querySelectorAll("pre.mcp-mermaid"));
@@ -125,7 +171,6 @@
       document.documentElement.setAttribute("data-diagrams", "done");
       return;
     }
-    mermaid.initialize(config());
     for (var i = 0; i < blocks.length; i++) await draw(blocks[i]); // one at a time: mermaid renders in a shared scratch node
     document.documentElement.setAttribute("data-diagrams", "done");
   }

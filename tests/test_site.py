@@ -1,0 +1,69 @@
+"""The site's generators (site/sitegen/): mechanism discovery and glossary links.
+
+The build itself is run by CI (mkdocs build --strict); these pin the rules it depends on,
+on small trees of their own.
+"""
+
+from __future__ import annotations
+
+import sys
+import textwrap
+
+from cases import ROOT
+
+sys.path.insert(0, str(ROOT / "site"))
+from sitegen import glossary  # noqa: E402  (site/ is not a package)
+from sitegen.code import Mechanisms  # noqa: E402
+
+
+def _tree(tmp_path, files: dict[str, str]):
+    for rel, text in files.items():
+        path = tmp_path / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text), encoding="utf-8")
+    return tmp_path
+
+
+def test_mechanisms_follow_the_code_wherever_it_moved(tmp_path):
+    repo = _tree(tmp_path, {
+        "harness/expiry.py": '"""Expiry (s25). Introduced by s25. Not handled here: x."""\n',
+        "harness/hub.py": '''\
+            """The hub. Introduced by the hub spine."""
+            # lesson: s28
+            LIMITS = {}
+
+
+            class Hub:
+                # why it exists
+                # lesson: s26, s29
+                @staticmethod
+                def promote():
+                    pass
+            ''',
+    })
+    found = Mechanisms.find(repo)
+    assert found.problems == []
+    assert found.modules == {"s25": ["harness/expiry.py"]}
+    assert found.symbols == {"s28": [("harness/hub.py", "LIMITS")], "s26": [("harness/hub.py", "Hub.promote")],
+                             "s29": [("harness/hub.py", "Hub.promote")]}
+
+
+def test_a_marker_on_no_definition_is_a_problem(tmp_path):
+    repo = _tree(tmp_path, {"harness/hub.py": '''\
+        def f():
+            # lesson: s28
+            return 1
+        # lesson: sx
+        X = 1
+        '''})
+    problems = Mechanisms.find(repo).problems
+    assert problems == ["harness/hub.py:4: '# lesson: sx': 'sx' is not a lesson name (sNN)",
+                        "harness/hub.py:2: '# lesson: s28' is not right above a definition (module or class level) of this file"], problems
+
+
+def test_glossary_links_the_first_use_in_prose_only(tmp_path):
+    page = _tree(tmp_path, {"glossary.md": "### pool {#pool}\n<!-- matches: tool pool, pool -->\n\nThe tools.\n"}) / "glossary.md"
+    text = "# The pool\n\n`pool` in code, then the tool pool here, and the pool again.\n\n```text\npool: +x\n```\n"
+    linked = glossary.link(text, "../glossary.md", glossary.terms(page))
+    assert linked == ("# The pool\n\n`pool` in code, then the [tool pool](../glossary.md#pool) here, and the pool again.\n\n"
+                      "```text\npool: +x\n```\n"), linked

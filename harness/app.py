@@ -77,7 +77,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, TextIO
 
-from harness import config, echo, naming, schemas, signals
+from harness import config, echo, naming, nesting, schemas, signals
 from harness.client import Offers
 from harness.cli_types import Parser, existing_folder, positive
 from harness.errors import ConfigError, HarnessError, ToolError, UsageError
@@ -139,7 +139,9 @@ def parser() -> argparse.ArgumentParser:
 def _answer(value: str) -> Any:
     if value.lstrip().startswith("{"):
         try:
-            parsed = json.loads(value)
+            parsed = nesting.loads(value)
+        except nesting.TooDeep as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
         except json.JSONDecodeError as exc:
             raise argparse.ArgumentTypeError(f"not valid JSON: {exc.msg}") from None
         if not (isinstance(parsed, dict) and ({"form"} == set(parsed) and isinstance(parsed["form"], dict) or {"sample"} == set(parsed))):
@@ -180,7 +182,9 @@ def main(argv: list[str] | None = None, out: TextIO | None = None, err: TextIO |
 
 def _arguments(args: argparse.Namespace) -> dict[str, Any]:
     try:
-        value = json.loads(args.arguments)
+        value = nesting.loads(args.arguments)
+    except nesting.TooDeep as exc:
+        raise UsageError(f"JSON_ARGS: {exc}") from None
     except json.JSONDecodeError as exc:
         raise UsageError(f"JSON_ARGS: not valid JSON: {exc.msg}") from None
     if not isinstance(value, dict):

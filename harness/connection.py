@@ -260,14 +260,14 @@ class MCPConnection(SessionOwner):
         if exc.code == types.CONNECTION_CLOSED:
             # What the transport says first (a frame over the limit, a dropped stream), then
             # the SDK's own words if it has more than "Connection closed", then the exit code.
-            said = f": {exc.message}" if exc.message and exc.message != "Connection closed" else ""
+            said = f": {printable(exc.message, 200)}" if exc.message and exc.message != "Connection closed" else ""
             fault = self.context.fault if self.context else None
             if not (fault or said) and self.context and (code := await self.context.exit_code()) is not None:
                 said = f": the server exited with code {code}"
             self.fail(fault or f"connection lost{said}")
             self._wake.set()  # the owner task leaves the dead session (and asks the supervisor)
             raise ToolError(f"{where}: {self.reason}{self._details()}") from None
-        raise ToolError(f"{where}: protocol error {exc.code}: {exc.message}") from None
+        raise ToolError(f"{where}: protocol error {exc.code}: {printable(exc.message, 200)}") from None  # one line, escaped and cut
 
     async def _list(self, session: ClientSession) -> list[dict[str, Any]]:
         """Every page, all of them within the list timeout, at most ``Limits.pages``; then the caps."""

@@ -48,6 +48,7 @@ from typing import Any, TextIO
 import mcp_types as types
 from mcp.shared.exceptions import MCPError
 
+from harness import nesting
 from harness.client import Rooted
 from harness.hooks import Call, Mechanism, Send
 from harness.errors import ToolError
@@ -232,8 +233,8 @@ class Asker:
         line = (await ask_line(self._in, self._out, question + ": ")).strip()
         if line.startswith("{"):
             try:
-                return {"form": json.loads(line)}
-            except ValueError:
+                return {"form": nesting.loads(line)}
+            except ValueError:  # not JSON, or nested past the limit: the words as they are
                 return line
         return line
 

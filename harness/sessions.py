@@ -28,6 +28,7 @@ from mcp.shared.exceptions import MCPError
 from harness import transports
 from harness.client import Observer
 from harness.errors import ConfigError, ServerError, ToolError
+from harness.echo import line as printable
 from harness.guard import guard
 from harness.hooks import Mechanism, Supervisor
 from harness.spec import Limits, ServerSpec, State, Timeouts
@@ -312,7 +313,7 @@ async def explain(exc: BaseException, phase: str, spec: ServerSpec, timeouts: Ti
         code = await context.exit_code() if context else None
         return f"exited with code {code} during {phase}" if code is not None else f"connection closed during {phase}"
     if isinstance(exc, MCPError):
-        return f"{phase}: error {exc.code}: {exc.message}"
+        return f"{phase}: error {exc.code}: {printable(exc.message, 200)}"
     if type(exc).__module__.startswith(("httpx", "httpcore")):  # cannot reach: the type says how
         return f"{phase}: cannot reach {spec.where()}: {type(exc).__name__}"
     return f"{phase}: {type(exc).__name__}: {exc}"

@@ -29,6 +29,7 @@ from types import MappingProxyType
 from typing import Any
 
 from harness import transports
+from harness import nesting
 from harness.config.variables import VARIABLE
 from harness.errors import ConfigError
 from harness.naming import normalize
@@ -79,7 +80,9 @@ def read_json(path: Path, shown: str) -> dict[str, Any]:
     if not text.strip():
         return {}
     try:
-        data = json.loads(text)
+        data = nesting.loads(text)
+    except nesting.TooDeep as exc:
+        raise ConfigError(f"{shown}: {exc}") from None
     except json.JSONDecodeError as exc:
         raise ConfigError(f"{shown}: not valid JSON (line {exc.lineno}, column {exc.colno}): {exc.msg}") from None
     if not isinstance(data, dict):

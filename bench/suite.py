@@ -3,7 +3,7 @@
 Runs ``python -m pytest`` (any arguments after ``--`` go to it, for example ``-m "not slow"``)
 from the repository root, ``--runs`` times in a row, and prints for each run its outcome,
 its wall time, the load average when it started, ended and at its highest (sampled every
-5 s), and its ten slowest tests (setup, call and teardown together). With ``--burn N``, N
+5 s), its ten slowest tests (setup, call and teardown together) and the test time per file. With ``--burn N``, N
 busy loops (``python -c 'while True: pass'``) run beside the suite and are stopped after
 the last run: the "busy machine" figure.
 
@@ -38,8 +38,8 @@ def load() -> float:
     return os.getloadavg()[0]
 
 
-def slowest(junit: Path, count: int = 10) -> list[tuple[float, str]]:
-    """The ``count`` slowest tests of a junit report: (seconds, test id)."""
+def durations(junit: Path) -> list[tuple[float, str]]:
+    """Every test of a junit report, slowest first: (seconds, test id)."""
     try:
         root = ET.parse(junit).getroot()
     except (OSError, ET.ParseError):
@@ -48,7 +48,14 @@ def slowest(junit: Path, count: int = 10) -> list[tuple[float, str]]:
     for case in root.iter("testcase"):
         path = case.get("classname", "").replace(".", "/")
         found.append((float(case.get("time") or 0), f"{path}.py::{case.get('name')}"))
-    return sorted(found, reverse=True)[:count]
+    return sorted(found, reverse=True)
+
+
+def by_file(tests: list[tuple[float, str]]) -> dict[str, float]:
+    totals: dict[str, float] = {}
+    for seconds, test in tests:
+        totals[test.split("::")[0]] = totals.get(test.split("::")[0], 0.0) + seconds
+    return totals
 
 
 def run_once(pytest_args: list[str]) -> dict:
@@ -69,12 +76,14 @@ def run_once(pytest_args: list[str]) -> dict:
         done.set()
         sampler.join()
         loads.append(load())
+        tests = durations(junit)
         summary = next((line for line in reversed(finished.stdout.splitlines()) if " in " in line and ("passed" in line or "failed" in line)),
                        finished.stdout.splitlines()[-1] if finished.stdout else "(no output)")
         return {"command": " ".join(["pytest", *pytest_args]), "exit": finished.returncode, "summary": summary.strip("= "),
                 "wall_s": round(wall, 1), "load_start": round(loads[0], 2), "load_end": round(loads[-1], 2),
                 "load_max": round(max(loads), 2), "load_mean": round(sum(loads) / len(loads), 2), "cpus": os.cpu_count(),
-                "slowest": [{"s": round(s, 1), "test": t} for s, t in slowest(junit)],
+                "slowest": [{"s": round(s, 1), "test": t} for s, t in tests[:10]],
+                "files": [{"s": round(s, 1), "file": f} for f, s in sorted(by_file(tests).items(), key=lambda x: -x[1])],
                 "failures": [line for line in finished.stdout.splitlines() if line.startswith(("FAILED ", "ERROR "))]}
 
 
@@ -87,6 +96,9 @@ def report(number: int, figures: dict, out) -> None:
     print("slowest:", file=out)
     for row in figures["slowest"]:
         print(f"  {row['s']:7.1f} s  {row['test']}", file=out)
+    print("test time per file (summed over the workers, so more than the wall time), the ten largest:", file=out)
+    for row in figures["files"][:10]:
+        print(f"  {row['s']:7.1f} s  {row['file']}", file=out)
     out.flush()
 
 

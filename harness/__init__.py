@@ -3,33 +3,45 @@
 Modules follow lesson order; an earlier module never imports a later one.
 
     errors        s19  the exception tree
-    spec          s19  ServerSpec, Timeouts, State: a server before it connects; no SDK
+    spec          s19  ServerSpec, Timeouts, Limits, State: a server before it connects; no SDK
     results       s19  ToolResult: content blocks, is_error; text() is what the model reads
-    redact        s19  secrets out of every output, always (first ones: s24's session ids)
+    redact        s19  secrets out of every output, always (session ids, tokens, URLs, variables)
+    echo          s19  the one escaper: server-given text printable, on one line, cut
+    nesting       s19  JSON from outside read with a nesting limit (config files, arguments)
     tools         s19  Tool values; built-in file tools confined to a workspace
     transcript    s19  events as data and as text; normalization only with --deterministic
     model         s19  scripted model (scenario.yaml) and live model (anthropic)
     loop          s19  the agent loop; the pool is asked for every turn; Policy hooks
+    cli_types     s19  argument types the lesson runner and the CLI share
+    signals       s19  one trap for SIGINT, SIGTERM, SIGHUP: one line and an exit code
     lesson        s19  the lesson runner every lesson shares: options, signals, exit codes
+    client        s19  the declared protocols: what a client is (call, list, renew, offers, roots)
     mcp_client    s19  a mock MCP client: tools/list and tools/call in process
-    hub           s20  the one owner of the servers: entries, states (s19 already uses it)
+    schemas       s19  tool schemas as the Messages API takes them; calls checked against the original
+    hub           s20  the one owner of the servers: entries, states, join order
     connect       s20  the connect_mcp tool, which asks the hub to connect
     naming        s21  mcp__server__tool names: normalize, collide, hash, reverse
     pool          s22  tool pool assembly without cache
     wire          s23  the wire tap: every JSON-RPC frame, ids renumbered
-    transports/   s23  the transport registry: stdio (s23), sse (s24), http (s25); lines, web: bounded reads
-    guard         s23  between tap and session: unsendable frames refused, malformed tools dropped (issue 8)
-    connection    s23  MCPConnection, Connections: handshake, calls; session expiry (s25)
-    auth          s26  OAuth: token store, loopback callback, refresh, step-up, needs-auth
-    config        s27  mcpServers files: formats, scopes, per-entry validation, allow/deny, ${VAR}
-    lifecycle     s28  Backoff (reconnect for every transport), state lines
+    transports/   s23  the registry (kinds and config aliases): stdio (s23), sse (s24), http (s25)
+    guard         s23  between tap and session: unsendable frames refused, malformed tools dropped
+    hooks         s23  Mechanism: the named hooks a later lesson plugs into a connection
+    sessions      s23  the owner task: opens, re-opens and closes one server's sessions
+    connection    s23  MCPConnection, Connections: handshake, bounded listing, calls, close
+    expiry        s25  a forgotten session re-initialized, the call retried once
+    auth/         s26  OAuth: store, redirect, provider, clock, needs-auth
+    config/       s27  mcpServers files: variables, formats, policy, scopes, wiring
+    lifecycle     s28  the supervisor: Backoff, reconnect on next use, state lines
     reload        s29  the settings file watched: diff, fingerprint, the harness's own writes
-    resources     s30  resources as two tools, prompts expanded, log messages, list_changed
+    resources     s30  offers at connect, list_changed, logs; resources as two tools, prompts
     permissions   s31  allow/ask/deny rules, prompters, annotations as claims, poisoned descriptions
     output        s32  every result block to what a tool_result holds; the cap and its spill
-    elicit        s33  elicitation, sampling, roots; both protocol eras
+    elicit        s33  elicitation, sampling, roots; the input-required rounds
+    stack         root the one composition root: config -> hub -> connectors -> pool -> policy
     app           CLI  python -m harness (mcp-course): servers, tools, call, resources, prompts, chat
     conformance   CI   the harness as a client for the official MCP conformance suite
+
+harness/README.md draws the layers and says who owns what.
 
 Lessons run through ``harness.lesson``. Importing this package sets one thing beyond
 itself: a Ctrl-C that lands while a program is still importing (before any handler of

@@ -73,10 +73,12 @@ import json
 import os
 import sys
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, TextIO
 
-from harness import config, echo, naming, schemas, signals
+from harness import config, echo, naming, nesting, schemas, signals
+from harness.client import Offers
 from harness.cli_types import Parser, existing_folder, positive
 from harness.errors import ConfigError, HarnessError, ToolError, UsageError
 from harness.hub import Change, Hub
@@ -137,7 +139,9 @@ def parser() -> argparse.ArgumentParser:
 def _answer(value: str) -> Any:
     if value.lstrip().startswith("{"):
         try:
-            parsed = json.loads(value)
+            parsed = nesting.loads(value)
+        except nesting.TooDeep as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
         except json.JSONDecodeError as exc:
             raise argparse.ArgumentTypeError(f"not valid JSON: {exc.msg}") from None
         if not (isinstance(parsed, dict) and ({"form"} == set(parsed) and isinstance(parsed["form"], dict) or {"sample"} == set(parsed))):
@@ -178,7 +182,9 @@ def main(argv: list[str] | None = None, out: TextIO | None = None, err: TextIO |
 
 def _arguments(args: argparse.Namespace) -> dict[str, Any]:
     try:
-        value = json.loads(args.arguments)
+        value = nesting.loads(args.arguments)
+    except nesting.TooDeep as exc:
+        raise UsageError(f"JSON_ARGS: {exc}") from None
     except json.JSONDecodeError as exc:
         raise UsageError(f"JSON_ARGS: not valid JSON: {exc.msg}") from None
     if not isinstance(value, dict):
@@ -344,12 +350,13 @@ async def _offers(hub: Hub, args: argparse.Namespace, arguments: dict[str, Any],
         rows = resources.prompt_rows(hub)
         return show(rows, "\n".join(f"{r['server']}/{r['name']}({', '.join(a['name'] for a in r['arguments'])})  {r['description']}"
                                      for r in rows) or "no prompts")
+    offering = {n: c for n, c in hub.clients.items() if isinstance(c, Offers)}
     if args.command == "read":
-        server = args.server or _lister(hub, args.uri)
-        if server not in hub.clients:
-            raise UsageError(f"--server: no connected server '{server}'")
+        server = args.server or _lister(offering, args.uri)
+        if server not in offering:
+            raise UsageError(f"--server: no connected server '{server}'" + (" that offers resources" if server in hub.clients else ""))
         try:
-            contents = await hub.clients[server].read_resource(args.uri)  # type: ignore[attr-defined]
+            contents = await offering[server].read_resource(args.uri)
         except ToolError as exc:
             raise HarnessError(str(exc)) from None
         text = "\n".join(c.get("text", f"[binary {c.get('mimeType', 'data')}]") for c in contents)
@@ -362,21 +369,20 @@ async def _offers(hub: Hub, args: argparse.Namespace, arguments: dict[str, Any],
         raise UsageError(f"prompt '{args.name}' {reason} (prompts: {known})")
     if not all(isinstance(v, str) for v in arguments.values()):
         raise UsageError("JSON_ARGS: a prompt's arguments are strings")
-    client = hub.clients[found[0]["server"]]
+    client = offering[found[0]["server"]]  # prompt_rows lists only servers that offer
     try:
-        expanded = await client.get_prompt(name, arguments)  # type: ignore[attr-defined]
+        expanded = await client.get_prompt(name, arguments)
         text = await resources.expand(client, name, arguments)
     except ToolError as exc:
         raise HarnessError(str(exc)) from None
     return show({"server": found[0]["server"], "name": name, **expanded, "text": text}, text)
 
 
-def _lister(hub: Hub, uri: str) -> str:
+def _lister(offering: Mapping[str, Offers], uri: str) -> str:
     """The server that lists ``uri``, or whose template's fixed start it has; a usage error if none or several."""
-    listed = sorted({n for n, c in hub.clients.items() for r in getattr(c, "resources", []) if r["uri"] == uri})
+    listed = sorted({n for n, c in offering.items() for r in c.resources if r["uri"] == uri})
     if not listed:
-        listed = sorted({n for n, c in hub.clients.items() for t in getattr(c, "resource_templates", [])
-                         if uri.startswith(t["uriTemplate"].split("{", 1)[0])})
+        listed = sorted({n for n, c in offering.items() for t in c.resource_templates if uri.startswith(t["uriTemplate"].split("{", 1)[0])})
     if len(listed) != 1:
         raise UsageError(f"no single server lists {uri}" + (f" ({', '.join(listed)}): give --server" if listed else ": give --server"))
     return listed[0]

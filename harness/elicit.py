@@ -30,6 +30,8 @@ to its pages first. ``InputRounds`` plugs it into ``harness.connection``'s ``sen
 with a session's callbacks. Unlike the SDK's, it answers one request at a time (the
 transcript's order is the user's), and each round starts the call timeout again: the time
 was the user's, not the server's.
+Each round is named in the transcript (``input-required round 1: ... the server asks for
+elicitation 'team'``), or it would look like any form the server asked for.
 
 Introduced by s33. Not handled here: sampling with tools (the server's ``tools`` in a
 sampling request are refused), elicitation inside tasks.
@@ -46,8 +48,9 @@ from typing import Any, TextIO
 import mcp_types as types
 from mcp.shared.exceptions import MCPError
 
+from harness import nesting
 from harness.client import Rooted
-from harness.connection import Call, Mechanism, Send
+from harness.hooks import Call, Mechanism, Send
 from harness.errors import ToolError
 from harness.guard import printable
 from harness.transcript import Transcript
@@ -60,17 +63,19 @@ CALLBACKS = ("elicitation_callback", "sampling_callback", "list_roots_callback")
 
 async def rounds(send: Callable[[dict[str, Any] | None, str | None], Awaitable[Any]], *,
                  answer: Callable[[Mapping[str, Any]], Awaitable[dict[str, Any]]],
-                 visit: Callable[[MCPError], Awaitable[bool]] | None, restart: Callable[[], None], where: str) -> Any:
+                 visit: Callable[[MCPError], Awaitable[bool]] | None, restart: Callable[[], None], where: str,
+                 told: Callable[[int, Mapping[str, Any]], None] | None = None) -> Any:
     """``send(responses, request_state)`` until the server stops asking: its result, or ``ToolError``.
 
     ``answer`` answers an input-required result's requests; ``visit`` shows the pages of a
     -32042 error to the user (None: nobody to show them to, the error stands); ``restart``
-    starts the call timeout again after each round.
+    starts the call timeout again after each round; ``told(round, requests)`` hears of each
+    input-required result before it is answered.
     """
     responses: dict[str, Any] | None = None
     state: str | None = None
     visits = 0
-    for _ in range(INPUT_ROUNDS):
+    for number in range(1, INPUT_ROUNDS + 1):
         try:
             result = await send(responses, state)
         except MCPError as exc:
@@ -83,6 +88,8 @@ async def rounds(send: Callable[[dict[str, Any] | None, str | None], Awaitable[A
             continue
         if not isinstance(result, types.InputRequiredResult):
             return result
+        if told is not None:
+            told(number, result.input_requests or {})
         responses, state = await answer(result.input_requests or {}), result.request_state
         restart()
     raise ToolError(f"{where}: still asking for input after {INPUT_ROUNDS} rounds; stopped")
@@ -93,14 +100,24 @@ class InputRounds(Mechanism):
 
     def __init__(self, callbacks: Mapping[str, Any]) -> None:
         self._callbacks = dict(callbacks)
+        self._say: Callable[[str, str], None] = lambda kind, text: None
+        self._name = ""
+
+    def bind(self, conn: Any) -> None:
+        self._say, self._name = conn.say, conn.name
 
     async def send(self, call: Call, proceed: Send) -> Any:
         async def again(responses: dict[str, Any] | None, state: str | None) -> Any:
             return await proceed(call, input_responses=responses, request_state=state, allow_input_required=True)
 
+        def told(number: int, requests: Mapping[str, Any]) -> None:  # the 2026-07-28 round, named: it looks like any form otherwise
+            asked = ", ".join(f"{_KINDS.get(type(r), 'input')} '{key}'" for key, r in requests.items()) or "nothing"
+            self._say("note", f"{self._name}: {call.tool}: input-required round {number}: no result yet, the server asks for {asked}; "
+                              "the harness answers, then makes the call again with the answers")
+
         visit = (lambda exc: self._visit(call, exc)) if "elicitation_callback" in self._callbacks else None
         return await rounds(again, answer=lambda requests: self._answer(call, requests), visit=visit,
-                            restart=call.restart, where=call.where)
+                            restart=call.restart, where=call.where, told=told)
 
     async def _visit(self, call: Call, exc: MCPError) -> bool:
         """Hand each page of a -32042 error to the elicitation callback (URL mode); True if the user did them all."""
@@ -136,6 +153,9 @@ class InputRounds(Mechanism):
                 raise ToolError(f"{call.where}: {method}: {printable(answer.message, 200)}")
             answers[key] = answer
         return answers
+
+
+_KINDS = {types.ElicitRequest: "elicitation", types.CreateMessageRequest: "sampling", types.ListRootsRequest: "roots"}
 
 
 def plug(options: Mapping[str, Any]) -> InputRounds:
@@ -208,18 +228,13 @@ class Asker:
             return self.script.next_answer()
         if self._in is None:
             return None
-        import anyio
+        from harness.signals import ask_line
 
-        def read() -> str:
-            self._out.write(question + ": ")
-            self._out.flush()
-            return self._in.readline().strip()
-
-        line = await anyio.to_thread.run_sync(read)
+        line = (await ask_line(self._in, self._out, question + ": ")).strip()
         if line.startswith("{"):
             try:
-                return {"form": json.loads(line)}
-            except ValueError:
+                return {"form": nesting.loads(line)}
+            except ValueError:  # not JSON, or nested past the limit: the words as they are
                 return line
         return line
 

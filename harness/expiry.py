@@ -20,7 +20,8 @@ from typing import Any
 
 from mcp.shared.exceptions import MCPError
 
-from harness.connection import MCPConnection, Mechanism, Proceed
+from harness.connection import MCPConnection
+from harness.hooks import Mechanism, Proceed
 from harness.errors import ToolError
 from harness.results import ToolResult
 

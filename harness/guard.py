@@ -35,6 +35,7 @@ schemas the Messages API refuses (a later step reshapes them), names (s21 does).
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -43,7 +44,7 @@ from mcp.shared.message import SessionMessage
 from mcp_types.methods import validate_server_result
 from pydantic import ValidationError
 
-from harness import echo
+from harness import echo, nesting
 from harness.spec import Limits
 from harness.wire import InvalidFrame, ReadWrapper, StreamWrapper
 
@@ -174,7 +175,12 @@ class _State:
 def _unparsed_answer(frame: InvalidFrame) -> SessionMessage | None:
     """An error answer for the request a frame the SDK cannot parse was answering, if its id can be read."""
     try:
-        message = json.loads(frame.line)  # Python's json takes what the SDK's refuses (lone surrogates)
+        message = nesting.loads(frame.line)  # Python's json takes what the SDK's refuses (lone surrogates)
+    except nesting.TooDeep:  # nothing of it can be parsed: its id, if it comes first, can still be read
+        if (key := _leading_id(frame.line)) is None:
+            return None
+        error = types.ErrorData(code=types.PARSE_ERROR, message=f"the answer is {nesting.too_deep()}")
+        return SessionMessage(types.JSONRPCError(jsonrpc="2.0", id=key, error=error))
     except ValueError:
         return None
     if not isinstance(message, dict) or "method" in message or not isinstance(message.get("id"), (int, str)):
@@ -187,6 +193,17 @@ def _unparsed_answer(frame: InvalidFrame) -> SessionMessage | None:
         return None
     error = types.ErrorData(code=types.PARSE_ERROR, message=f"the answer is not valid JSON-RPC ({echo.line(reason, 120)})")
     return SessionMessage(types.JSONRPCError(jsonrpc="2.0", id=message["id"], error=error))
+
+
+_LEADING_ID = re.compile(r'\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*(-?\d{1,18}|"[^"\\]{0,200}")\s*,')
+
+
+def _leading_id(line: str) -> int | str | None:
+    """The id of an answer whose ``id`` is its first member (after ``jsonrpc``), as the SDKs write them."""
+    if (found := _LEADING_ID.match(line[:512])) is None:
+        return None
+    raw = found.group(1)
+    return raw[1:-1] if raw.startswith('"') else int(raw)
 
 
 def _problem(tool: Any, version: str) -> str | None:

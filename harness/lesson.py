@@ -164,3 +164,32 @@ def _workspace(given: Path | None, trap: signals.Trap) -> Iterator[Path]:
     finally:
         if tmp is not None:
             signals.finish(lambda: shutil.rmtree(tmp, ignore_errors=True))
+
+
+async def http_hub(run: Run, stack: Any, transport: str, flags: dict[str, list[str]], tap: Any, call_timeout: float) -> Any:
+    """s24 to s25's wiring: each mock server in ``flags`` served over ``transport`` on 127.0.0.1, added to a new hub.
+
+    Everything it opens is entered on ``stack`` (an ``AsyncExitStack``): the servers first,
+    then the connections and the hub, so leaving it closes the hub's sessions before it
+    stops the processes. A server that did not start is said, and left to ``connect_mcp``
+    to explain. The SDK is imported here, after the command line was parsed.
+    """
+    from harness import naming
+    from harness.connection import Connections
+    from harness.errors import ServerError
+    from harness.hub import Hub, unavailable
+    from harness.spec import ServerSpec, Timeouts
+    from mock_servers.launch import serve_all
+
+    urls = await serve_all(stack, transport, flags)
+    for name, url in urls.items():
+        run.transcript.note(f"{name} server did not start: {url}" if isinstance(url, ServerError) else f"{name} server is listening at {url}")
+    conns = await stack.enter_async_context(Connections(run.transcript, timeouts=Timeouts(call=call_timeout)))
+    hub = await stack.enter_async_context(Hub(run.transcript, accept=naming.checker(run.transcript.warning, run.transcript.note)))
+    for name, url in urls.items():
+        if isinstance(url, ServerError):
+            hub.add(name, unavailable(url))  # connect_mcp will say why
+            continue
+        spec = ServerSpec(name, transport, url=url)
+        hub.add(name, conns.connector(spec, tap=tap), spec)
+    return hub

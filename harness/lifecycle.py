@@ -15,8 +15,8 @@ expanded again (``config.connector`` hands the connection a ``respec``). A conne
 waiting between attempts keeps its tools in the pool, and a call cuts the wait short
 (reconnect on next use); ``hub.reconnect(name)`` does the same by hand.
 
-``Supervisor`` plugs the policy into a connection (``harness.connection``'s supervisor and
-``call`` hooks): after each failure of a connection that was up, it asks the policy at
+``Supervisor`` plugs the policy into a connection (``harness.hooks``' supervisor and ``call``
+hooks): after each failure of a connection that was up, it asks the policy at
 once (so the order of states is the same on every run), shows ``pending`` with the wait or
 notes that it gave up, waits between attempts, and reconnects on the next call. The wait
 itself is ``sleep``, handed to each connection (``Connections.open(sleep=...)``), so tests
@@ -41,8 +41,9 @@ from typing import Any
 
 import anyio
 
-from harness import connection
-from harness.connection import MCPConnection, Proceed, Reconnect
+from harness import connection, hooks
+from harness.connection import MCPConnection, Reconnect
+from harness.hooks import Proceed
 from harness.errors import ServerError
 from harness.hub import Change
 from harness.results import ToolResult
@@ -70,7 +71,7 @@ class Backoff:
         return [self(n, ServerError("")) or 0.0 for n in range(1, self.attempts + 1)]
 
 
-class Supervisor(connection.Supervisor):
+class Supervisor(hooks.Supervisor):
     """A connection's life after a loss: the policy's waits, giving up, reconnecting on the next call."""
 
     def __init__(self, policy: Reconnect, sleep: Sleep = anyio.sleep) -> None:

@@ -84,7 +84,6 @@ def agent_tools(clients: Iterable[Client], namer: Namer = plain_names) -> list[T
                 call=_caller(client, listing["name"], schemas.checker(schema)),
                 source=client.name,
                 annotations=listing.get("annotations") or {},
-                output_schema=listing.get("outputSchema"),
                 original=listing["name"],
             ))
     return tools

@@ -47,6 +47,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, TextIO
 
+from harness import nesting
 from harness.errors import ConfigError
 from harness.naming import normalize
 from harness.results import ToolResult
@@ -73,10 +74,10 @@ class Rules:
         """The ``permissions`` of a Claude Code settings file; a ``ConfigError`` names the file and field."""
         shown = shown or str(path)
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            data = nesting.loads(path.read_text(encoding="utf-8"))
         except FileNotFoundError:
             return cls()
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        except (OSError, ValueError) as exc:  # unreadable, not UTF-8, not JSON, or nested past the limit
             raise ConfigError(f"{shown}: cannot read: {exc}") from None
         block = data.get("permissions", {}) if isinstance(data, dict) else None
         if not isinstance(block, dict):
@@ -237,17 +238,11 @@ class TerminalPrompter:
         self._in, self._out = ask_in or sys.stdin, ask_out or sys.stderr
 
     async def ask(self, tool: Tool, arguments: Mapping[str, Any], decision: Decision) -> str:
-        import anyio
+        from harness.signals import ask_line
 
         choices = "[y]es, [n]o" + (", [a]lways" if decision.may_remember else "")
         question = f"allow {tool.name} {json.dumps(dict(arguments), ensure_ascii=False)[:200]}? ({decision.reason}) {choices}: "
-
-        def read() -> str:
-            self._out.write(question)
-            self._out.flush()
-            return self._in.readline()
-
-        reply = (await anyio.to_thread.run_sync(read)).strip().lower()
+        reply = (await ask_line(self._in, self._out, question)).strip().lower()
         if reply in ("y", "yes"):
             return "yes"
         if decision.may_remember and reply in ("a", "always"):

@@ -9,8 +9,16 @@ a lesson's deterministic transcript only (``harness.transcript.Normalizer``).
 ``Authorization`` header values are caught by shape too (``Bearer ...``, ``Basic ...``),
 so a header nobody registered still never shows.
 
-Introduced by the hub spine (s24's SSE session id is the first secret registered). Not
-handled here: secrets in server stderr that the harness never saw being issued.
+``url`` shows a URL without its userinfo and query values (``ServerSpec.where`` uses
+it). A server entry's variables expanded into a URL, a header, or (when the variable's name
+says it is secret: ``SECRET_NAME``) into env or args are handed to a transcript's redactor
+when the server is started (``harness.config.wiring``), and messages show the entry as
+written (``${TOKEN}``), not the value.
+
+Introduced by the hub spine (s24's SSE session id is the first secret registered); URLs and
+variables by issue 18. Not handled here: secrets in server stderr that the harness never
+saw being issued; the user CLI's own output outside a transcript sees only the as-written
+forms.
 """
 
 from __future__ import annotations
@@ -21,6 +29,19 @@ from collections.abc import Callable
 from typing import Any
 
 _AUTH_HEADER = re.compile(r"\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{8,}")
+_USERINFO = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*://)[^/?#@]*@")
+_QUERY_VALUE = re.compile(r"([?&][^=&#]*=)[^&#]*")
+SECRET_NAME = re.compile(r"TOKEN|SECRET|PASSWORD|PASSWD|PASS\b|KEY|AUTH|CREDENTIAL|COOKIE|SESSION", re.IGNORECASE)
+
+
+def url(text: str) -> str:
+    """A URL as messages print it: userinfo and every query value replaced, the rest kept.
+
+    ``http://admin:pw@host/mcp?api_key=t`` -> ``http://<redacted>@host/mcp?api_key=<redacted>``:
+    whatever a user put there to get in is never shown, whether typed or from a variable.
+    """
+    text = _USERINFO.sub(r"\1<redacted>@", text)
+    return _QUERY_VALUE.sub(r"\1<redacted>", text)
 
 
 class Redactor:

@@ -42,7 +42,8 @@ import mcp_types as types
 from mcp import ClientSession
 
 from harness.client import Offers, has_resources
-from harness.connection import MCPConnection, Mechanism, Proceed
+from harness.connection import MCPConnection
+from harness.hooks import Mechanism, Proceed
 from harness.errors import ToolError
 from harness.guard import printable
 from harness.hub import Hub

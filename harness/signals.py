@@ -40,7 +40,7 @@ import sys
 import threading
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
-from typing import Any, TypeVar
+from typing import Any, TextIO, TypeVar
 
 from harness.errors import HarnessError, UsageError
 
@@ -196,6 +196,24 @@ def _wakeup(loop: asyncio.AbstractEventLoop) -> Iterator[None]:
         loop.remove_reader(receive.fileno())
         receive.close()
         send.close()
+
+
+async def ask_line(ask_in: TextIO, ask_out: TextIO, question: str) -> str:
+    """``question`` on ``ask_out``, then the line typed on ``ask_in``; a signal during the wait ends it at once.
+
+    Not a worker thread blocked in ``readline()``: cancelling its task cannot stop the
+    thread, so Ctrl-C at a question would hold the cleanup and the exit until Enter. The
+    wait is for the terminal to be readable, and a typed line is read whole.
+    """
+    import anyio
+
+    ask_out.write(question)
+    ask_out.flush()
+    try:
+        await anyio.wait_readable(ask_in)
+    except (OSError, ValueError):  # no pollable descriptor (a StringIO, a regular file): reading it cannot block
+        pass
+    return ask_in.readline()
 
 
 def reader_left() -> int:

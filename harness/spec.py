@@ -27,7 +27,7 @@ import shlex
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
-from harness import transports
+from harness import redact, transports
 from harness.errors import ConfigError
 
 
@@ -80,6 +80,10 @@ class ServerSpec:
     cwd: str | None = None
     url: str | None = None
     headers: Mapping[str, str] = field(default_factory=FrozenMap)
+    # Set by variable expansion (harness.config.variables): how messages show the entry
+    # (as written, ${TOKEN} and all), and the (value, variable) pairs that are secrets.
+    shown: str = field(default="", compare=False)
+    secrets: tuple[tuple[str, str], ...] = field(default=(), compare=False)
 
     def __post_init__(self) -> None:
         # Lists and dicts are accepted for convenience and frozen here, so no caller can
@@ -94,8 +98,11 @@ class ServerSpec:
             raise ConfigError(f"server '{self.name}': field '{needed}': required for transport '{self.transport}'")
 
     def where(self) -> str:
-        """The command line or URL, as messages print it."""
-        return shlex.join([self.command or "", *self.args]) if transports.is_local(self.transport) else self.url or ""
+        """The command line or URL, as messages print it: as written before any variable was expanded, a URL
+        without its userinfo and query values."""
+        if self.shown:
+            return self.shown
+        return shlex.join([self.command or "", *self.args]) if transports.is_local(self.transport) else redact.url(self.url or "")
 
 
 @dataclass(frozen=True)

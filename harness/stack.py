@@ -101,7 +101,7 @@ class Stack:
         self._exits = AsyncExitStack()
         self._authorizers: dict[str, Any] = {}
         self.conns: Any = None
-        self.hub: Hub = None  # type: ignore[assignment]  (set on entering)
+        self.hub: Hub  # set on entering
         self.permissions: Any = None
         self.screen: Any = None
         self.output: Any = None
@@ -126,13 +126,13 @@ class Stack:
             await self._open_authorizers()
         self.conns = await self._exits.enter_async_context(
             Connections(self.transcript, warn=self._warn, progress=self._progress))
-        quiet = self.transcript is None
+        said = self.transcript
         accept = None
         if "naming" in self.parts:
-            accept = naming.checker(_nothing if quiet else self.transcript.warning, _nothing if quiet else self.transcript.note)  # type: ignore[union-attr]
+            accept = naming.checker(said.warning, said.note) if said is not None else naming.checker(_nothing, _nothing)
         on_change = self._on_change
-        if on_change is None and "lifecycle" in self.parts and not quiet:
-            on_change = lifecycle.show(self.transcript)  # type: ignore[arg-type]
+        if on_change is None and "lifecycle" in self.parts and said is not None:
+            on_change = lifecycle.show(said)
         self.hub = await self._exits.enter_async_context(Hub(self.transcript, accept=accept, on_change=on_change))
         if "permissions" in self.parts:
             from harness import permissions
@@ -224,7 +224,7 @@ class Stack:
             from harness import resources
 
             builtins = resources.WithResources(builtins, self.hub)
-        rebuilt = pool.rebuilt(base, builtins, self.hub.clients, report=report)
+        rebuilt = pool.rebuilt(base, builtins, self.hub.clients, report=report, entries=self.hub.entries)  # needs-auth is not "connected"
         said: set[str] = set()
 
         async def turn() -> Turn:

@@ -52,7 +52,6 @@ class Tool:
     # As the server sent them: title, readOnlyHint, destructiveHint, idempotentHint,
     # openWorldHint. Claims, not facts (s31 decides what to trust).
     annotations: Mapping[str, Any] = field(default_factory=dict)
-    output_schema: Mapping[str, Any] | None = None
     concurrent: bool = False  # back-to-back calls to it in one turn may run at once (connect_mcp)
     original: str = ""  # an MCP tool's name as its server gave it (autoApprove lists use it); "" for built-ins
 

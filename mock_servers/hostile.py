@@ -30,6 +30,8 @@ Switches (each names the part of issue 8 it plays):
     --gzip-bomb BYTES         http: echo's answer is one JSON frame of about BYTES bytes, sent
                               gzip-compressed (Content-Encoding: gzip): about 1000 times smaller
                               on the wire than decoded                                   (issue 18: 5)
+    --deep-answer N           echo's answer nests N arrays deep, its id first: past every parser's
+                              recursion limit                                              (issue 18: 3)
     --setsid-child PIDFILE    stdio: at start, a helper in a session of its own that ignores end of
                               input and SIGHUP and sleeps; its pid is written to PIDFILE     (issue 18: 15)
 
@@ -85,6 +87,7 @@ class Options:
     no_endpoint: bool = False
     setsid_child: str | None = None
     gzip_bomb: int = 0
+    deep_answer: int = 0
 
 
 @dataclass(frozen=True)
@@ -109,7 +112,7 @@ class Server:
         self.options = options
         self.calls = 0
 
-    def handle(self, message: Any) -> dict[str, Any] | Huge | None:
+    def handle(self, message: Any) -> dict[str, Any] | Huge | Deep | None:
         if not isinstance(message, dict) or "method" not in message:
             return None  # an answer, or junk: nothing to say
         method, key = message["method"], message.get("id")
@@ -145,7 +148,7 @@ class Server:
         tools += [{"name": f"tool_{n:04d}", "description": f"Tool number {n}.", "inputSchema": {"type": "object"}} for n in range(1, o.many_tools + 1)]
         return {"tools": tools}
 
-    def _call(self, key: Any, params: dict[str, Any]) -> dict[str, Any] | Huge:
+    def _call(self, key: Any, params: dict[str, Any]) -> dict[str, Any] | Huge | Deep:
         o = self.options
         if params.get("name") != "echo":
             return _result(key, {"content": [{"type": "text", "text": f"unknown tool {params.get('name')!r}"}], "isError": True})
@@ -153,10 +156,24 @@ class Server:
             return Huge(key, 0)
         if o.huge_answer:
             return Huge(key, o.huge_answer)
+        if o.deep_answer:
+            return Deep(key, o.deep_answer)
         text = (params.get("arguments") or {}).get("text")
         if o.lone_surrogate:
             text = f"{text} \ud800"  # sent as the escape \ud800 (see _frame)
         return _result(key, {"content": [{"type": "text", "text": f"echo: {text}"}]})
+
+
+@dataclass(frozen=True)
+class Deep:
+    """An answer nested ``levels`` arrays deep, written by hand (json.dumps itself would give up)."""
+
+    id: Any
+    levels: int
+
+    def frame(self) -> bytes:
+        return (f'{{"jsonrpc": "2.0", "id": {json.dumps(self.id)}, "result": {{"content": [], "deep": '.encode()
+                + b"[" * self.levels + b"]" * self.levels + b"}}")
 
 
 def _result(key: Any, result: dict[str, Any]) -> dict[str, Any]:
@@ -189,6 +206,8 @@ def run_stdio(server: Server) -> None:
                 while True:  # no newline, ever: until the client stops us
                     out.write(b"x" * CHUNK)
                     out.flush()
+        elif isinstance(answer, Deep):
+            out.write(answer.frame() + b"\n")
         elif answer is not None:
             out.write(_frame(answer) + b"\n")
         out.flush()
@@ -253,6 +272,9 @@ class App:
             return await _plain(send, 202, "")
         if isinstance(answer, Huge):
             return await self._stream(receive, send, answer)
+        if isinstance(answer, Deep):
+            await send({"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"application/json")]})
+            return await send({"type": "http.response.body", "body": answer.frame()})
         if self.options.gzip_bomb and isinstance(message, dict) and message.get("method") == "tools/call":
             return await self._bomb(send, Huge(message.get("id"), self.options.gzip_bomb))
         await _json(send, 200, answer)
@@ -430,6 +452,7 @@ def parse(argv: list[str]) -> Options:
     parser.add_argument("--no-endpoint", action="store_true")
     parser.add_argument("--setsid-child", metavar="PIDFILE")
     parser.add_argument("--gzip-bomb", type=int, default=0, metavar="BYTES")
+    parser.add_argument("--deep-answer", type=int, default=0, metavar="N")
     ns = parser.parse_args(argv)
     only = {"forget_sessions_after": ("http",), "http_error": ("http", "sse"), "drop_stream_on_call": ("sse",), "no_endpoint": ("sse",),
             "setsid_child": ("stdio",), "gzip_bomb": ("http",)}

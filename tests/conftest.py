@@ -4,8 +4,9 @@ Set up for the whole session (each xdist worker too):
 - the leak check's subreaper (``tests/leaks.py``), so it counts only this session's processes;
 - the time limit of one test, ``limits.TEST``, unless ``--timeout`` or PYTEST_TIMEOUT gives one;
 - hypothesis without its deadline per example (200 ms: a speed check that a busy machine fails);
-and the ``slow`` marker (pyproject.toml) marks a test that needs child processes: lessons,
-the CLI, a signal; ``pytest -m "not slow"`` is the fast lane.
+and the ``slow`` marker (pyproject.toml): a test that starts child processes (servers,
+lessons, the CLI). Every test that uses the leak check (``no_process_left``) gets it here;
+others carry it by hand. ``pytest -m "not slow"`` is the fast lane: no child process.
 """
 
 from __future__ import annotations
@@ -37,6 +38,12 @@ def pytest_configure(config):
     problem = leaks.install()
     if problem is not None:
         sys.stderr.write(f"tests/leaks.py: {problem}; orphans of the tests will not be counted\n")
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if "no_process_left" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.slow)
 
 
 def load_lesson(lesson: str):

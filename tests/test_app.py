@@ -12,12 +12,17 @@ import contextlib
 import io
 import json
 import os
+import pty
+import select
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 from leaks import no_process_left  # noqa: F401  (the fixture)
+from limits import RUN, STOP
 from limits import RUN
 
 from harness import app
@@ -243,3 +248,44 @@ def test_a_server_that_did_not_connect_is_an_error_line_and_the_exit_code():
     assert done.stderr.splitlines() == [
         f"error: server '{name}': missing environment variables: PYTHON (set them, or write ${{NAME:-default}})"
         for name in ("docs", "handbook")], done.stderr
+
+
+def test_ctrl_c_at_a_permission_question_on_the_terminal_ends_the_chat_at_once(tmp_path):
+    """The question waits for the terminal, not in a thread that only Enter would free: a signal ends the run."""
+    settings = tmp_path / "cline_mcp_settings.json"
+    settings.write_text(json.dumps({"mcpServers": {"handbook": server("handbook")}}), encoding="utf-8")
+    script = scenario(tmp_path / "chat.yaml", """\
+prompt: Publish an FAQ page.
+turns:
+  - text: Publishing.
+    tool_calls:
+      - {name: mcp__handbook__publish_page, input: {title: faq, text: hi}}
+  - text: Done.
+""")
+    terminal, side = pty.openpty()  # stdin and stderr a terminal: the prompter asks there
+    env = {**os.environ, "PYTHONHASHSEED": "0", "PYTHONUTF8": "1"}
+    argv = [sys.executable, "-m", "harness", "--managed", str(ROOT / "tests" / "no-managed-folder"), "--config", str(settings),
+            "chat", "--scenario", str(script)]
+    chat = subprocess.Popen(argv, stdin=side, stdout=subprocess.PIPE, stderr=side, cwd=ROOT, env=env, start_new_session=True)
+    os.close(side)
+    try:
+        said, deadline = b"", time.monotonic() + RUN
+        while b"[a]lways: " not in said and time.monotonic() < deadline:
+            if select.select([terminal], [], [], 0.5)[0]:
+                said += os.read(terminal, 4096)
+        assert b"allow mcp__handbook__publish_page" in said, f"expected the permission question, the terminal showed: {said!r}"
+        chat.send_signal(signal.SIGINT)
+        assert chat.wait(STOP) == 130, "expected exit 130 (interrupted)"
+        while select.select([terminal], [], [], 0.5)[0]:  # the rest of stderr, where the CLI's last word goes
+            try:
+                said += os.read(terminal, 4096)
+            except OSError:  # the other side closed: all of it is read
+                break
+        assert said.replace(b"\r", b"").endswith(b"error: interrupted\n"), f"expected the last word on stderr: {said[-200:]!r}"
+        assert chat.stdout.read().decode().endswith("state: handbook: connected -> closed: hub closed\n")
+    finally:
+        if chat.poll() is None:
+            chat.kill()
+            chat.wait()
+        chat.stdout.close()
+        os.close(terminal)

@@ -728,3 +728,54 @@ def test_only_needs_auth_imports_the_hub():
             if any(n and (n == "harness.hub" or n.startswith("harness.hub.")) for n in names):
                 importing.add(module.name)
     assert importing == {"needs_auth.py"}, f"expected only needs_auth.py to import the hub, got {sorted(importing)}"
+
+
+@pytest.mark.parametrize("field", ["authorization_endpoint", "token_endpoint", "registration_endpoint"])
+def test_an_endpoint_in_plain_http_off_this_machine_is_refused_before_use(tmp_path, capfd, field):
+    """Issue 18, item 11: OAuth 2.1 wants https; off loopback a plain http endpoint is refused, naming the field."""
+    opened: list[str] = []
+
+    async def browser(url: str) -> None:
+        opened.append(url)
+
+    async def test(s: Scene):
+        original = s.server.metadata
+
+        def metadata():
+            return {**original(), field: f"http://auth.invalid:8080/{field}"}
+
+        s.server.metadata = metadata
+        how = {"browser": browser} if field == "authorization_endpoint" else {}  # else the automatic one, which consents
+        async with Connections(s.transcript, timeouts=TIMEOUTS) as conns, s.authorizer(**how) as authz:
+            hub = Hub(s.transcript)
+            await connect_docs(s, conns, authz, hub)
+            with pytest.raises(ToolError) as info:
+                await hub.clients["docs"].call_tool("authenticate", {})
+            assert (f"the authorization server's metadata names {field} http://auth.invalid:8080/{field}: not https and "
+                    "not on this machine (OAuth 2.1 requires https); refused") in str(info.value), info.value
+            assert isinstance(hub.clients["docs"], NeedsAuth)
+            if field == "authorization_endpoint":
+                assert not opened, "no browser is opened to it"
+
+    scene(test, tmp_path)
+    assert "Traceback" not in capfd.readouterr().err
+
+
+def test_an_issuer_mismatch_is_one_line_and_the_sdk_logs_no_traceback(tmp_path, caplog):
+    """Issue 18, item 12: the SDK refuses the metadata, and says so in its log with a traceback (on a
+    terminal: stderr). The harness's error is the one line the user sees; the SDK's record never reaches a handler."""
+
+    async def test(s: Scene):
+        original = s.server.metadata
+        s.server.metadata = lambda: {**original(), "issuer": "http://127.0.0.1:1/another"}
+        async with Connections(s.transcript, timeouts=TIMEOUTS) as conns, s.authorizer() as authz:
+            hub = Hub(s.transcript)
+            await connect_docs(s, conns, authz, hub)
+            with pytest.raises(ToolError) as info:
+                await hub.clients["docs"].call_tool("authenticate", {})
+            assert "Authorization server metadata issuer mismatch" in str(info.value) and "\n" not in str(info.value), info.value
+
+    with caplog.at_level(logging.DEBUG):
+        scene(test, tmp_path)
+    traced = [r for r in caplog.records if r.name.startswith("mcp") and r.exc_info]
+    assert not traced, f"expected no SDK log record with a traceback, got {[r.getMessage() for r in traced]}"

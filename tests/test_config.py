@@ -203,6 +203,8 @@ def test_each_start_expands_again_and_a_missing_variable_is_a_server_error(tmp_p
     opened = []
 
     class Conns:
+        transcript = None  # a Connections without one: nothing to tell the secrets to
+
         async def open(self, spec, **options):
             opened.append(spec.command)
             return spec
@@ -287,3 +289,16 @@ def test_reading_a_config_imports_no_sdk():
             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('mcp', 'mcp_types', 'httpx2', 'anyio', 'pydantic')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]", f"expected config to load no SDK module, got {out.strip()}"
+
+
+def test_config_asks_the_transport_registry_for_the_words_a_file_may_use(monkeypatch):
+    from harness import transports
+
+    monkeypatch.setitem(transports._REGISTRY, "pigeon", transports.Registered("pigeon", "nowhere:open", ("carrierPigeon",), False))
+    entry = {"type": "carrierPigeon", "url": "http://127.0.0.1:1/coop"}
+    [mine] = config.parse_servers({"coop": entry}, "file", "servers.json", "auto")
+    assert mine.state is State.PENDING and mine.spec.transport == "pigeon", "a registered transport's alias, with no edit in config"
+    [cline] = config.parse_servers({"coop": entry}, "file", "cline_mcp_settings.json", "cline")
+    assert cline.reason == "server 'coop': field 'type': expected one of stdio, sse, streamableHttp, http", "a product's file keeps its own words"
+    [http] = config.parse_servers({"h": {"type": "streamableHttp", "url": "http://127.0.0.1:1/mcp"}}, "file", "c.json", "cline")
+    assert http.spec.transport == "http", "Cline's word, mapped by the registry's alias"

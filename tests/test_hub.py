@@ -2,6 +2,10 @@
 
 Each test names the mutation it exists to catch where there is one: a change that would
 still pass every snapshot but break a promise.
+
+Child processes: real stdio servers for the reconnect and connect_all cases, and one fresh
+interpreter to show that spec.py and its neighbours import no SDK (an interpreter that has
+imported nothing yet is the only place to see it).
 """
 
 from __future__ import annotations
@@ -388,9 +392,11 @@ def test_connect_mcp_calls_in_one_turn_run_at_once_but_read_and_join_in_call_ord
 def test_the_same_server_asked_for_twice_at_once_is_connected_once():
     made = []
 
+    released = anyio.Event()
+
     async def slow():
         made.append(FakeClient("docs", "search"))
-        await anyio.sleep(0.1)  # the second ask comes while the first is under way
+        await released.wait()  # the second ask comes while the first is under way
         return made[-1]
 
     async def main():
@@ -400,6 +406,8 @@ def test_the_same_server_asked_for_twice_at_once_is_connected_once():
             async with anyio.create_task_group() as tg:
                 for _ in range(2):
                     tg.start_soon(lambda: _append(results, hub.connect("docs")))
+                await anyio.wait_all_tasks_blocked()  # both asks are in
+                released.set()
             assert len(made) == 1, "a second connection would be left running, unowned"
             assert [e.state for e in results] == [State.CONNECTED, State.CONNECTED]
 

@@ -1,5 +1,9 @@
 """harness.naming: every name is valid, distinct pairs get distinct names or an error, and a
-name is the same in every process."""
+name is the same in every process.
+
+Child processes: three small interpreters with other hash seeds, because "the same in every
+process" needs processes.
+"""
 
 from __future__ import annotations
 

@@ -293,7 +293,7 @@ def test_the_cli_chats_live_with_a_combinator_server_through_the_stand_in(tmp_pa
     scenario.write_text(json.dumps(CHAT))
     with MessagesAPI.from_file(scenario) as api:
         live_env(api.url)
-        done = cli("--config", str(config), "chat", "--live", "--model", "claude-stand-in", "--prompt", CHAT["prompt"], cwd=tmp_path)
+        done = cli("--config", str(config), "chat", "--yes", "--live", "--model", "claude-stand-in", "--prompt", CHAT["prompt"], cwd=tmp_path)
         statuses = [e.status for e in api.exchanges]
         sent = api.exchanges[0].request["tools"] if api.exchanges else []
     assert done.returncode == 0 and "Traceback" not in done.stderr, f"exit {done.returncode}\n{done.stdout}\n{done.stderr}"

@@ -32,7 +32,7 @@ def test_a_part_that_does_not_exist_is_one_clear_error():
 def _off(name: str) -> config.ServerConfig:
     """A configured server the hub never starts (disabled), so a stack can be built without a child process."""
     return config.ServerConfig(name, "file", "test.json", ServerSpec(name, "stdio", command="true"), State.DISABLED, "disabled",
-                               auto_approve=("status",), max_output_tokens=10)
+                               raw={"autoApprove": ["status"], "maxOutputTokens": 300})
 
 
 async def _noop(args):
@@ -44,7 +44,7 @@ def test_the_policy_is_permissions_then_output_and_each_can_be_left_out(tmp_path
         async with stack.Stack([_off("deploy")], Transcript(), spill=tmp_path / "out") as whole:
             policy = whole.policy
             assert policy.before_call == whole.permissions.before_call and policy.render == whole.output.render
-            assert whole.output.caps == {"deploy": 10}  # each server's maxOutputTokens
+            assert whole.output.caps == {"deploy": 300}  # each server's maxOutputTokens
             tool = Tool("mcp__deploy__status", "", {}, _noop, source="deploy", original="status")
             assert whole.permissions.decide(tool).verdict == "allow"  # its autoApprove
             assert whole.hub.entries["deploy"].state is State.DISABLED

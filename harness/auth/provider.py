@@ -18,7 +18,11 @@ with PKCE S256 and ``resource`` (RFC 8707), exchanges the code, retries; on a 40
   every secret registered with the transcript's redactor the moment it exists. While it
   is not ``interactive`` a 401 is traced and handed back: ``harness.auth.needs_auth``
   decides what happens then. The browser step runs off the connect clock
-  (``harness.auth.clock``), bounded by ``Timeouts.auth``.
+  (``harness.auth.clock``), bounded by ``Timeouts.auth``;
+- ``secure``: the authorization server's endpoints (authorization, token, registration)
+  must be https unless they are on this machine, as OAuth 2.1 requires. Another one is
+  refused before anything goes there (no browser opened, no code or secret sent), with an
+  error naming the metadata field.
 
 Introduced by s26. Not handled here: revocation (RFC 7009), client credentials
 (``harness.conformance`` shows those), the hub (``harness.auth.needs_auth``).
@@ -26,6 +30,7 @@ Introduced by s26. Not handled here: revocation (RFC 7009), client credentials
 
 from __future__ import annotations
 
+import ipaddress
 import logging
 import time
 from dataclasses import fields
@@ -46,7 +51,7 @@ from harness import echo
 from harness.auth.clock import Clock, person_at_work
 from harness.auth.redirect import Browser, Callback, auto_browser
 from harness.auth.store import TokenStore, default_store
-from harness.errors import HarnessError, ToolError
+from harness.errors import ToolError
 from harness.spec import Timeouts
 from harness.transcript import Transcript
 
@@ -176,11 +181,21 @@ class Authorizer:
         self.redact(info.client_id, "client_id")
         self.redact(info.client_secret, "client_secret")
 
+    def secure(self, url: str, field: str) -> None:
+        """Refuse an endpoint in plain http off this machine (``ToolError`` naming the field), before it is used."""
+        parts = urlsplit(url)
+        if parts.scheme == "https" or parts.scheme == "http" and _loopback(parts.hostname or ""):
+            return
+        where = echo.line(f"{parts.scheme}://{parts.netloc}{parts.path}", 120)  # no query: it would carry state and PKCE
+        self.failure = f"the authorization server's metadata names {field} {where}: not https and not on this machine (OAuth 2.1 requires https); refused"
+        raise ToolError(f"server '{self.name}': {self.failure}")
+
     def say(self, text: str) -> None:
         self.transcript.post("auth", text=f"{self.name}: {text}")
 
     async def _redirect(self, url: str) -> None:
         """The person's part: the browser, then the redirect back. Bounded by the auth timeout, off the connect clock."""
+        self.secure(url, "authorization_endpoint")
         params = dict(parse_qsl(urlsplit(url).query))
         self._state = params.get("state")
         self.redact(params.get("state"), "state")
@@ -281,6 +296,8 @@ class _Traced(httpx2.Auth):
         try:
             outgoing = await flow.__anext__()
             while True:
+                if outgoing is not request and (field := self._field(outgoing)):  # to an endpoint the metadata named
+                    self.owner.secure(str(outgoing.url), field)
                 self._redact_request(outgoing)
                 response = yield outgoing
                 if traced or outgoing is not request or _challenged(response):
@@ -307,6 +324,15 @@ class _Traced(httpx2.Auth):
         finally:
             await flow.aclose()
 
+    def _field(self, request: httpx2.Request) -> str | None:
+        """Which metadata field named the URL of a request the flow makes; None for discovery (the server's own URLs)."""
+        metadata = self.inner.context.oauth_metadata
+        url = str(request.url.copy_with(query=None))
+        for field in ("token_endpoint", "registration_endpoint"):
+            if metadata is not None and str(getattr(metadata, field, "") or "") == url:
+                return field
+        return None
+
     def _can_refresh(self) -> bool:
         context = self.inner.context
         return bool(context.current_tokens and context.current_tokens.refresh_token and context.client_info)
@@ -317,6 +343,16 @@ class _Traced(httpx2.Auth):
             form = dict(parse_qsl(request.content.decode(errors="replace")))
             self.owner.redact(form.get("code"), "code")
             self.owner.redact(form.get("code_verifier"), "code_verifier")
+
+
+def _loopback(host: str) -> bool:
+    """localhost, 127.0.0.0/8 or ::1: a plain http endpoint there never leaves the machine."""
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
 
 
 def _challenged(response: httpx2.Response) -> bool:
@@ -339,13 +375,15 @@ class _QuietOwnErrors(logging.Filter):
     """Drops the SDK's log records that would only repeat what the harness reports itself.
 
     The SDK logs "OAuth flow error" with a traceback (stderr, via logging's last resort)
-    for any exception in the flow, including the ``ToolError`` s this module raises and
-    hands to the model as data; and "Token refresh failed", which the trace shows.
+    for any exception in the flow, then raises it: the ``ToolError`` s this module raises,
+    and its own refusals (an issuer or resource that does not match, RFC 8414 and 9728).
+    The raised error is what the harness shows, in one line; and "Token refresh failed",
+    which the trace shows.
     """
 
     def filter(self, record: logging.LogRecord) -> bool:
-        error = record.exc_info[1] if record.exc_info else None
-        return not isinstance(error, HarnessError) and not record.getMessage().startswith("Token refresh failed")
+        message = record.getMessage()
+        return not (message == "OAuth flow error" or message.startswith("Token refresh failed"))
 
 
 def _quiet_sdk() -> None:

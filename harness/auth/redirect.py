@@ -7,9 +7,9 @@
   without following redirects, reads the Location and ``deliver`` s it to the callback.
 
 Introduced by s26. Not handled here: opening a desktop browser for an authorization server
-off this machine (``auto_browser`` visits 127.0.0.1 only; a ``Browser`` is injected),
-HTTPS on the loopback, checking the answer's state and issuer (``harness.auth.provider``
-and the SDK do).
+off this machine (``auto_browser`` visits 127.0.0.1 only; the user CLI injects its own
+``Browser`` for ``--sign-in browser``), HTTPS on the loopback, checking the answer's state
+and issuer (``harness.auth.provider`` and the SDK do).
 """
 
 from __future__ import annotations

@@ -28,12 +28,17 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from harness import transports
+from harness import nesting
 from harness.config.variables import VARIABLE
 from harness.errors import ConfigError
 from harness.naming import normalize
 from harness.spec import ServerSpec, State, Timeouts
 
-_TYPES = {"stdio": "stdio", "sse": "sse", "http": "http", "streamableHttp": "http"}
+# The words each product's files use for a transport (``type``); the registry says which transport
+# each word means (Cline's "streamableHttp" is http). A file of no known product may use any
+# word the registry knows, so a transport registered later is configured without an edit here.
+WORDS = {"claude-desktop": ("stdio",), "claude-code": ("stdio", "sse", "http"), "cline": ("stdio", "sse", "streamableHttp", "http")}
 TIMEOUT_NAMES = ("connect", "list", "call")  # what a server entry's "timeouts" may set (s28)
 
 
@@ -75,7 +80,9 @@ def read_json(path: Path, shown: str) -> dict[str, Any]:
     if not text.strip():
         return {}
     try:
-        data = json.loads(text)
+        data = nesting.loads(text)
+    except nesting.TooDeep as exc:
+        raise ConfigError(f"{shown}: {exc}") from None
     except json.JSONDecodeError as exc:
         raise ConfigError(f"{shown}: not valid JSON (line {exc.lineno}, column {exc.colno}): {exc.msg}") from None
     if not isinstance(data, dict):
@@ -136,8 +143,8 @@ def _entry(name: str, entry: Any, scope: str, source: str, fmt: str, raw: Mappin
     disabled = entry.get("disabled", False)
     if not isinstance(disabled, bool):
         raise bad("disabled", "expected true or false")
-    if kind == "stdio":
-        spec = ServerSpec(name, "stdio", command=text("command", required=True), args=strings("args"),
+    if transports.is_local(kind):
+        spec = ServerSpec(name, kind, command=text("command", required=True), args=strings("args"),
                           env=table("env"), cwd=text("cwd"))
     else:
         url = text("url", required=True)
@@ -174,15 +181,17 @@ def _timeouts(name: str, entry: dict[str, Any], fmt: str, source: str, bad: Any)
 
 
 def _transport(entry: dict[str, Any], fmt: str, bad: Any) -> str:
+    """The registered transport an entry means, from the words of its file's format."""
     declared = entry.get("type", entry.get("transportType") if fmt == "cline" else None)
     if declared is None:
         if "command" in entry or "url" not in entry:
-            return "stdio"
-        if fmt in ("cline", "auto"):
-            return "sse"  # Cline's rule for a bare url, kept for its old files
-        raise bad("type", "required with 'url' (sse or http)")
-    allowed = {"claude-desktop": ("stdio",), "claude-code": ("stdio", "sse", "http"),
-               "cline": ("stdio", "sse", "streamableHttp", "http")}.get(fmt, tuple(_TYPES))
-    if declared not in allowed:
-        raise bad("type", f"expected one of {', '.join(allowed)}")
-    return _TYPES[declared]
+            declared = "stdio"  # every product's default: a command to spawn
+        elif fmt in ("cline", "auto"):
+            declared = "sse"  # Cline's rule for a bare url, kept for its old files
+        else:
+            raise bad("type", "required with 'url' (sse or http)")
+    words = WORDS.get(fmt)  # None: any name or alias of a registered transport
+    kind = transports.by_alias(declared) if isinstance(declared, str) and (words is None or declared in words) else None
+    if kind is None:
+        raise bad("type", f"expected one of {', '.join(words or transports.names())}")
+    return kind

@@ -17,22 +17,33 @@ from collections.abc import Mapping
 from dataclasses import replace
 
 from harness.errors import ConfigError
+from harness.redact import SECRET_NAME
 from harness.spec import ServerSpec
 
 VARIABLE = re.compile(r"\$\{(?:env:)?\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?::-([^}]*))?\}")
 
 
 def expand(spec: ServerSpec, environ: Mapping[str, str] = os.environ) -> ServerSpec:
-    """``spec`` with every ``${VAR}`` resolved now, or a ``ConfigError`` naming what is missing."""
-    missing: list[str] = []
+    """``spec`` with every ``${VAR}`` resolved now, or a ``ConfigError`` naming what is missing.
 
-    def one(text: str | None) -> str | None:
+    The result carries the values that are secrets (``secrets``): every variable expanded
+    into a header, and those whose name says so (``harness.redact.SECRET_NAME``) anywhere
+    else. Messages show it with those left as written (``shown``: ``--token ${API_TOKEN}``).
+    """
+    missing: list[str] = []
+    secrets: dict[str, str] = {}
+
+    def one(text: str | None, always_secret: bool = False, keep_secrets: bool = False) -> str | None:
         if text is None:
             return None
 
         def value(match: re.Match[str]) -> str:
             name, default = match.group(1), match.group(2)
             if name in environ:
+                if environ[name] and (always_secret or SECRET_NAME.search(name)):
+                    if keep_secrets:
+                        return match.group(0)
+                    secrets.setdefault(environ[name], name)
                 return environ[name]
             if default is not None:
                 return default
@@ -43,8 +54,12 @@ def expand(spec: ServerSpec, environ: Mapping[str, str] = os.environ) -> ServerS
 
     expanded = replace(spec, command=one(spec.command), args=tuple(one(a) or "" for a in spec.args),
                        env={k: one(v) or "" for k, v in spec.env.items()}, url=one(spec.url),
-                       headers={k: one(v) or "" for k, v in spec.headers.items()})
+                       headers={k: one(v, always_secret=True) or "" for k, v in spec.headers.items()})
     if missing:
         names = ", ".join(sorted(set(missing)))
         raise ConfigError(f"server '{spec.name}': missing environment variables: {names} (set them, or write ${{NAME:-default}})")
-    return expanded
+    if not secrets:
+        return expanded
+    shown = replace(expanded, command=one(spec.command, keep_secrets=True), args=tuple(one(a, keep_secrets=True) or "" for a in spec.args),
+                    url=one(spec.url, keep_secrets=True)).where()
+    return replace(expanded, shown=shown, secrets=tuple(sorted(secrets.items())))

@@ -46,13 +46,20 @@ async def _never() -> Any:
 def connector(server: ServerConfig, conns: Any, environ: Mapping[str, str] = os.environ, **options: Any) -> Any:
     """A hub connector that expands the spec's variables each time, then opens it with ``conns`` (a ``Connections``)."""
 
+    def expanded() -> Any:
+        spec = expand(server.spec, environ)  # type: ignore[arg-type]  (pending servers have a spec)
+        if conns.transcript is not None:  # the values are secrets from here on, in every output the transcript makes
+            for value, name in spec.secrets:
+                conns.transcript.redact.add(value, f"${{{name}}}")
+        return spec
+
     async def connect() -> Any:
         try:
-            spec = expand(server.spec, environ)  # type: ignore[arg-type]  (pending servers have a spec)
+            spec = expanded()
         except ConfigError as exc:
             raise ServerError(str(exc)) from None  # that server fails; the others go on
         # Each new session of this connection (a reconnect, a respawn) expands the variables again.
-        return await conns.open(spec, timeouts=server.timeouts, respec=lambda: expand(server.spec, environ), **options)  # type: ignore[arg-type]
+        return await conns.open(spec, timeouts=server.timeouts, respec=expanded, **options)
 
     return connect
 

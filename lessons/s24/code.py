@@ -25,12 +25,10 @@ Run: python lessons/s24/code.py            (offline, scripted model)
 import sys
 from contextlib import AsyncExitStack
 
-from harness import lesson, naming, pool, wire
+from harness import lesson, pool, wire
 from harness.connect import connect_tool
-from harness.errors import ServerError
-from harness.hub import Hub, unavailable
-from harness.spec import ServerSpec, Timeouts
-from mock_servers.launch import fault_flags, fault_option, serve_all
+from harness.spec import Timeouts
+from mock_servers.launch import fault_flags, fault_option
 
 BASE = "You are a coding agent. Use the tools to answer; connect MCP servers when you need them; be brief."
 SERVERS = ("docs", "deploy")
@@ -38,24 +36,10 @@ TRANSPORT = "sse"
 
 
 async def session(run: lesson.Run) -> None:
-    from harness.connection import Connections  # the SDK loads here, once the options are parsed: --help stays fast
-
-    accept = naming.checker(run.transcript.warning, run.transcript.note)
     with wire.recording(run.transcript, run.args, events=True) as tap:  # the transport's steps, in the default run too
         async with AsyncExitStack() as stack:  # closed in reverse: the hub's servers first, then the server processes
-            urls = await serve_all(stack, TRANSPORT, {name: fault_flags(name, run.args.fault) for name in SERVERS})
-            for name, url in urls.items():
-                run.transcript.note(f"{name} server did not start: {url}" if isinstance(url, ServerError) else f"{name} server is listening at {url}")
-            conns = await stack.enter_async_context(Connections(run.transcript, timeouts=Timeouts(call=run.args.call_timeout)))
-            hub = await stack.enter_async_context(Hub(run.transcript, accept=accept))
-            for name, url in urls.items():
-                if isinstance(url, ServerError):
-                    hub.add(name, unavailable(url))  # connect_mcp will say why
-                    continue
-                spec = ServerSpec(name, TRANSPORT, url=url)
-                hub.add(name, conns.connector(spec, tap=tap), spec)
-            builtins = run.workspace.tools() + [connect_tool(hub)]
-            await run.agent(pool.rebuilt(BASE, builtins, hub.clients, report=run.transcript.note))
+            hub = await lesson.http_hub(run, stack, TRANSPORT, {name: fault_flags(name, run.args.fault) for name in SERVERS}, tap, run.args.call_timeout)
+            await run.agent(pool.rebuilt(BASE, run.workspace.tools() + [connect_tool(hub)], hub.clients, report=run.transcript.note))
 
 
 def options(parser) -> None:

@@ -1,4 +1,5 @@
-"""With `reconnect=never` a crash is final: after `state: deploy: connected -> failed` there
+"""With the stack's `reconnect` part left out (`without={"reconnect"}`: every connection
+gets `reconnect=never` instead of `lifecycle.Backoff()`), a crash is final: after `state: deploy: connected -> failed` there
 is no `failed -> pending: retry 1 in 1 s`, no `pending -> connected: session established`,
 and the by-hand reconnect at the end finds nothing to renew. A failed server offers no
 tools, so on the model's third turn `mcp__deploy__trigger` is not in the pool: the scripted
@@ -8,11 +9,8 @@ live model would just not see the tool.)
 
 EDITS = {
     "lessons/s28/code.py": [(
-        "server, conns, environ, tap=tap, reconnect=lifecycle.Backoff()))",
-        "server, conns, environ, tap=tap, reconnect=never))",
-    ), (
-        "from harness.connection import Connections\n",
-        "from harness.connection import Connections, never\n",
+        'Stack(servers, run.transcript, until="s28", environ=environ, tap=tap)',
+        'Stack(servers, run.transcript, until="s28", without={"reconnect"}, environ=environ, tap=tap)',
     )],
 }
 RUN = ()

@@ -13,8 +13,8 @@ does after the edit.
 
 EDITS = {
     "lessons/s30/code.py": [(
-        'await resources.expand(hub.clients["handbook"], "summarize", {"title": "onboarding"})',
-        'await resources.expand(hub.clients["handbook"], "summarize", {"title": "style"})',
+        'await resources.expand(stack.hub.clients["handbook"], "summarize", {"title": "onboarding"})',
+        'await resources.expand(stack.hub.clients["handbook"], "summarize", {"title": "style"})',
     ), (
         "the user picks handbook's summarize prompt with title=onboarding",
         "the user picks handbook's summarize prompt with title=style",

@@ -1,4 +1,5 @@
-"""With `show_logs` only after the agent finishes, the "index rebuilt" line moves to the end,
+"""The stack's pool (`harness/stack.py`) calls `show_logs` before each turn. Taken out of
+there and called once after `run_agent` in code.py, the "index rebuilt" line moves to the end,
 after the model's final answer, far from what caused it. In the lesson's version it comes
 at the start of the next turn, right after the `publish_page` call that made the server
 rebuild its index, before the model's next reply: a reader sees cause and effect
@@ -7,16 +8,20 @@ user needs to see, "disk almost full", must not wait until the end).
 """
 
 EDITS = {
-    "lessons/s30/code.py": [(
-        '''            def turn():
-                resources.show_logs(hub, run.transcript)  # what servers said between calls, before this turn
-                return rebuilt()
+    "harness/stack.py": [(
+        """            if "resources" in self.parts:
+                from harness import resources
 
-            await run_agent(run.model, prompt, turn, run.transcript, run.args.max_turns)
-''',
-        '''            await run_agent(run.model, prompt, rebuilt, run.transcript, run.args.max_turns)
-            resources.show_logs(hub, run.transcript)  # only now: everything the servers said between calls
-''',
+                resources.show_logs(self.hub, self.transcript)  # what servers said between calls, before this turn
+""",
+        "",
+    )],
+    "lessons/s30/code.py": [(
+        """                            run.transcript, run.args.max_turns)
+""",
+        """                            run.transcript, run.args.max_turns)
+            resources.show_logs(stack.hub, run.transcript)  # only now: everything the servers said between calls
+""",
     )],
 }
 RUN = ()

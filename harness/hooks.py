@@ -1,0 +1,145 @@
+"""The named hooks a connection declares, and how mechanisms are plugged into them.
+
+A later lesson's mechanism is a ``Mechanism``: it overrides the hooks it needs, and the
+connection (``harness.connection``) calls every mechanism's hook at that point. The table
+of hooks, and which lesson plugs into each, is in ``harness.connection``'s docstring.
+
+``plugged(names, options)`` builds the mechanisms from their plugs: each name is a
+``module:function`` that takes the options it knows out of ``Connections.open``'s keywords
+(s28's ``reconnect=`` and ``sleep=``) and returns a mechanism, or None when it has nothing
+to do. ``DEFAULT_MECHANISMS`` names the ones every connection gets unless told otherwise:
+named, not imported, so the connection imports no later lesson's module (the transports
+registry names its built-ins the same way).
+
+Introduced by the composition issue (17). Not handled here: what each mechanism does.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import anyio
+    from mcp import ClientSession
+    from mcp.shared.exceptions import MCPError
+
+    from harness.results import ToolResult
+
+# The first one's call hook is the outermost: a lost session is reconnected (s28) before a
+# call can find it expired (s25).
+DEFAULT_MECHANISMS = ("harness.lifecycle:plug", "harness.expiry:plug", "harness.resources:plug", "harness.elicit:plug")
+
+
+@dataclass
+class Call:
+    """One tools/call on its way: what ``send`` hooks see. ``restart()`` starts the call timeout again."""
+
+    session: ClientSession
+    tool: str
+    arguments: dict[str, Any]
+    where: str  # "server 'docs': tool 'search'", for messages
+    progressed: Callable[[float, float | None, str | None], Awaitable[None]]
+    scope: anyio.CancelScope
+    limit: float
+
+    def restart(self) -> None:
+        import anyio
+
+        self.scope.deadline = anyio.current_time() + self.limit
+
+
+Proceed = Callable[[], Awaitable["ToolResult"]]
+Send = Callable[..., Awaitable[Any]]  # (call, **more call_tool arguments) -> the SDK's result
+CallTool = Callable[[str, dict[str, Any]], Awaitable["ToolResult"]]
+
+
+class Mechanism:
+    """A later lesson's part of a connection. Each hook does nothing here; a mechanism overrides its own."""
+
+    def bind(self, conn: Any) -> None:
+        """Told its connection (a ``harness.connection.MCPConnection``) once, before the first session."""
+
+    def options(self) -> dict[str, Any]:
+        """``ClientSession`` options it adds."""
+        return {}
+
+    async def opened(self, session: ClientSession) -> None:
+        """After the handshake and tools/list of each session, before anyone uses it."""
+
+    async def beside(self, session: ClientSession) -> None:
+        """Runs beside each live session; cancelled when the session ends."""
+
+    def notified(self, message: Any) -> None:
+        """Each notification the server sends. Runs in the SDK's callback: record, never wait."""
+
+    async def call(self, tool: str, arguments: dict[str, Any], proceed: Proceed) -> ToolResult:
+        """Around each call, outside its timeout."""
+        return await proceed()
+
+    async def send(self, call: Call, proceed: Send) -> Any:
+        """Around the tools/call request(s), inside the timeout; ``proceed(call, **more)`` sends."""
+        return await proceed(call)
+
+    def claim(self, exc: MCPError) -> BaseException | None:
+        """A call's MCP error, before the connection judges it: an exception to raise instead, or None."""
+        return None
+
+
+class Supervisor(Mechanism):
+    """What happens after a session is lost. Here: nothing; the connection stays failed until
+    ``reconnect()`` or closing (s28's ``lifecycle.Supervisor`` adds a policy and its waits)."""
+
+    def failed(self) -> None:
+        """A session was lost, or an attempt at one failed (not the first connect): told at once."""
+
+    def established(self) -> None:
+        """A session is up."""
+
+    async def rest(self, ready: Callable[[], anyio.Event | None]) -> None:
+        """Between sessions after a loss. ``ready()``: the event that ends the wait, or None if it must not start."""
+        woken = ready()
+        if woken is not None:
+            await woken.wait()
+
+
+def calls(mechanisms: Sequence[Mechanism], innermost: CallTool) -> CallTool:
+    """Every mechanism's ``call`` hook around ``innermost``, the first mechanism's outermost."""
+    call = innermost
+    for mechanism in reversed(mechanisms):
+        call = _wrap_call(mechanism, call)
+    return call
+
+
+def sends(mechanisms: Sequence[Mechanism], innermost: Send) -> Send:
+    send = innermost
+    for mechanism in reversed(mechanisms):
+        send = _wrap_send(mechanism, send)
+    return send
+
+
+def _wrap_call(mechanism: Mechanism, inner: CallTool) -> CallTool:
+    async def call(tool: str, arguments: dict[str, Any]) -> ToolResult:
+        return await mechanism.call(tool, arguments, lambda: inner(tool, arguments))
+
+    return call
+
+
+def _wrap_send(mechanism: Mechanism, inner: Send) -> Send:
+    async def send(call: Call, **more: Any) -> Any:
+        return await mechanism.send(call, lambda call, **extra: inner(call, **more, **extra))
+
+    return send
+
+
+def plugged(names: Sequence[str], options: dict[str, Any]) -> list[Mechanism]:
+    """The mechanisms ``names`` plug in (each ``module:plug``), taking their options out of ``options``."""
+    found = []
+    for name in names:
+        module, _, function = name.partition(":")
+        mechanism = getattr(importlib.import_module(module), function)(options)
+        if mechanism is not None:
+            found.append(mechanism)
+    return found

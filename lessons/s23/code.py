@@ -14,7 +14,7 @@ result naming it (exit code, last stderr lines), and the other server keeps work
 
 Not yet: SSE (s24), Streamable HTTP sessions (s25), reconnecting a dead server (s28).
 
-New module: harness/transports/stdio.py (and harness/connection.py, harness/wire.py for the tap)
+New module: harness/transports/stdio.py (and harness/connection.py, harness/sessions.py, harness/hooks.py for the connection and its hooks, harness/wire.py for the tap)
 
 Run: python lessons/s23/code.py                       (offline, scripted model)
      python lessons/s23/code.py --wire                (and every JSON-RPC frame)

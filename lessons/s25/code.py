@@ -15,7 +15,7 @@ re-initializing fails, the server is marked failed, never "connected".
 
 Not yet: auth (s26), reconnecting a dead server with backoff (s28).
 
-New module: harness/transports/http.py (the SDK's Streamable HTTP client and its SessionWatch)
+New modules: harness/transports/http.py (the SDK's Streamable HTTP client and its SessionWatch), harness/expiry.py (re-initialize and retry once)
 
 Run: python lessons/s25/code.py            (offline, scripted model)
      python lessons/s25/code.py --wire     (and every JSON-RPC frame)

@@ -22,7 +22,7 @@ else asks). Deny beats ask, and ask beats allow.
 Not here: the connect_mcp tool (s20), since every server comes from the settings file.
 Not yet: images and other non-text results for the model (s32).
 
-New module: harness/permissions.py
+New modules: harness/permissions.py, harness/ask.py (every question to the user)
 
 Run: python lessons/s31/code.py            (offline, scripted model and answers)
      python lessons/s31/code.py --live     (real model; you answer the questions)

@@ -43,8 +43,9 @@ def _managed(argv: tuple[str, ...]) -> list[str]:
 def cli(*argv: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
     """The CLI in this process, from ``cwd``: its exit code (argparse's too), stdout and stderr."""
     out, err = io.StringIO(), io.StringIO()
-    before = os.getcwd()
+    before, stdin = os.getcwd(), sys.stdin
     os.chdir(cwd)
+    sys.stdin = io.StringIO()  # as a child's stdin from /dev/null: empty, and no terminal to ask on
     try:
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):  # argparse writes to sys.stdout/sys.stderr
             try:
@@ -53,6 +54,7 @@ def cli(*argv: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
                 code = stop.code if isinstance(stop.code, int) else 2
     finally:
         os.chdir(before)
+        sys.stdin = stdin
     return subprocess.CompletedProcess(["python", "-m", "harness", *argv], code, out.getvalue(), err.getvalue())
 
 

@@ -23,6 +23,7 @@ from pathlib import Path
 
 import pytest
 from cases import APP_SNAPSHOTS, ROOT, SNAPSHOTS
+from secret_check import assert_no_secret
 from leaks import no_process_left  # noqa: F401  (the fixture)
 
 from harness import app
@@ -97,6 +98,6 @@ def test_chat_signs_in_asks_caps_sends_the_image_and_offers_resources(docs_url, 
     secret = json.dumps(stored)
     secrets = re.findall(r'"(?:access_token|refresh_token|client_id|client_secret)": "([^"]+)"', secret)
     assert len(secrets) == 4, f"expected a token, a refresh token and a client in the store, found {len(secrets)} values"
-    assert not [value for value in secrets if value in text + err.getvalue()], "a secret was printed"
+    assert_no_secret(secrets, transcript=text, stderr=err.getvalue(), workspace=workspace)
     snapshot.snapshot_dir = SNAPSHOT.parent
     snapshot.assert_match(_placeholders(text).replace(str(workspace), "<workspace>"), SNAPSHOT.name)

@@ -30,6 +30,7 @@
     result: "<- the tool's result, as the model reads it.",
     "result-error": "<! an error result: the model reads it like any result and carries on.",
     ask: "?? the harness asked the user before running the call; who answered, and what.",
+    allow: "ok the harness allowed the call without asking, and says which rule or claim allowed it.",
     deny: "!! the harness denied the call without asking.",
     state: "state: a server changed state (pending, connected, failed, needs-auth, disabled, blocked, closed).",
     log: "log: a log message a server sent (with its call, or queued for the next turn).",
@@ -43,7 +44,7 @@
   function classify(line) {
     var prefixes = [["user> ", "user"], ["system|", "system"], ["tools (", "tools"], ["pool: ", "pool"],
       ["assistant> ", "assistant"], ["  -> ", "call"], ["  <- ", "result"], ["  <! ", "result-error"],
-      ["  ?? ", "ask"], ["  !! ", "deny"], ["    >> ", "frame-send"], ["    << ", "frame-recv"]];
+      ["  ?? ", "ask"], ["  ok ", "allow"], ["  !! ", "deny"], ["    >> ", "frame-send"], ["    << ", "frame-recv"]];
     for (var i = 0; i < prefixes.length; i++) if (line.indexOf(prefixes[i][0]) === 0) return prefixes[i][1];
     var word = /^([a-z_]+): /.exec(line);
     if (word) return word[1];

@@ -65,7 +65,7 @@ from pydantic import ValidationError
 from harness import hooks, transports
 from harness.client import Observer
 from harness.errors import ServerError, ToolError
-from harness.guard import UnsendableFrame, printable, trimmed
+from harness.guard import UnsendableFrame, printable, refused_result, trimmed
 from harness.hooks import Call, Mechanism, Proceed, Send, Supervisor
 from harness.results import ToolResult
 from harness.sessions import CLIENT_INFO, STDERR_TAIL_LINES, Handshake, SessionOwner, Unlisted
@@ -103,12 +103,6 @@ def _needs_tasks(tool: Mapping[str, Any]) -> bool:
     """A tool that fails unless called as a task (SEP-1686): offering it would only waste the model's turn."""
     execution = tool.get("execution")
     return isinstance(execution, Mapping) and execution.get("taskSupport") == "required"
-
-
-# How the SDK words its refusal of a result against the tool's output schema (a RuntimeError):
-# missing structured content, content that does not match, a schema that is invalid or whose
-# $ref does not resolve. Any other RuntimeError is a bug and is not caught.
-_SCHEMA_REFUSALS = ("Invalid structured content returned by tool ", "Invalid schema for tool ", "Tool ")
 
 
 class MCPConnection(SessionOwner):
@@ -219,7 +213,8 @@ class MCPConnection(SessionOwner):
         except TimeoutError:
             raise ToolError(f"server '{self.name}': {what}: no answer within {limit:g} s ({self.timeouts.explain(name)})") from None
         except MCPError as exc:
-            if exc.code == types.CONNECTION_CLOSED and not self._server_said(exc):  # the session ended: say why, if known
+            ours = bool(self.context and self.context.server_sent_closed_code(exc.message))  # the server's -32000, not "closed"
+            if exc.code == types.CONNECTION_CLOSED and not ours:  # the session ended: say why, if known
                 fault = self.context.fault if self.context else None
                 raise ToolError(f"server '{self.name}': {what}: {fault or 'connection lost'}") from None
             raise ToolError(f"server '{self.name}': {what}: error {exc.code}: {printable(exc.message, 200)}") from None
@@ -254,15 +249,10 @@ class MCPConnection(SessionOwner):
                 await self._call_failed(exc, where)
             except UnsendableFrame as exc:  # refused before sending: the session is untouched
                 raise ToolError(f"{where}: {exc}") from None
-            except RuntimeError as exc:
-                if not str(exc).startswith(_SCHEMA_REFUSALS):
-                    raise  # not the SDK judging a result: a bug, which must show
-                raise ToolError(f"{where}: the server's result breaks the tool's own output schema: {printable(str(exc), 200)}") from None
-            except ValidationError as exc:  # a result the SDK cannot read as one (2026-07-28: no resultType, say)
-                first = exc.errors()[0] if exc.errors() else {"msg": str(exc), "loc": ()}
-                at = ".".join(str(part) for part in first.get("loc", ()))
-                raise ToolError(f"{where}: the server's result is not a valid tools/call result ({at + ': ' if at else ''}"
-                                f"{printable(str(first.get('msg', '')), 120)})") from None
+            except (RuntimeError, ValidationError) as exc:  # the SDK judging the result against the tool's schema
+                if (why := refused_result(exc)) is None:
+                    raise  # not a judgement of a result: a bug, which must show
+                raise ToolError(f"{where}: {why}") from None
         if scope.cancelled_caught:
             raise ToolError(f"{where}: no answer within {limit:g} s ({self.timeouts.explain('call')})")
         return ToolResult(
@@ -272,19 +262,11 @@ class MCPConnection(SessionOwner):
             origin=where,
         )
 
-    def _server_said(self, exc: MCPError) -> bool:
-        """Whether a -32000 is an error answer the server sent (its "server error"), not the SDK's "connection closed"."""
-        said = self.context.closed_code_answers if self.context else None
-        if not said or said[exc.message] <= 0:
-            return False
-        said[exc.message] -= 1
-        return True
-
     async def _call_failed(self, exc: MCPError, where: str) -> NoReturn:
         for mechanism in self._mechanisms:
             if (claimed := mechanism.claim(exc)) is not None:
                 raise claimed from None
-        if exc.code == types.CONNECTION_CLOSED and not self._server_said(exc):
+        if exc.code == types.CONNECTION_CLOSED and not (self.context and self.context.server_sent_closed_code(exc.message)):
             # What the transport says first (a frame over the limit, a dropped stream), then
             # the SDK's own words if it has more than "Connection closed", then the exit code.
             said = f": {printable(exc.message, 200)}" if exc.message and exc.message != "Connection closed" else ""

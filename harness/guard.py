@@ -210,6 +210,23 @@ def _leading_id(line: str) -> int | str | None:
     return raw[1:-1] if raw.startswith('"') else int(raw)
 
 
+# How the SDK words its refusal of a result against the tool's output schema (a RuntimeError):
+# missing structured content, content that does not match, a schema that is invalid or whose
+# $ref does not resolve. Any other RuntimeError is a bug and is not caught.
+_SCHEMA_REFUSALS = ("Invalid structured content returned by tool ", "Invalid schema for tool ", "Tool ")
+
+
+def refused_result(exc: Exception) -> str | None:
+    """Why the SDK refused a tools/call result, in one line; None if ``exc`` is not such a refusal."""
+    if isinstance(exc, ValidationError):  # a result it cannot read as one (2026-07-28: no resultType, say)
+        first = exc.errors()[0] if exc.errors() else {"msg": str(exc), "loc": ()}
+        at = ".".join(str(part) for part in first.get("loc", ()))
+        return f"the server's result is not a valid tools/call result ({at + ': ' if at else ''}{echo.line(str(first.get('msg', '')), 120)})"
+    if isinstance(exc, RuntimeError) and str(exc).startswith(_SCHEMA_REFUSALS):
+        return f"the server's result breaks the tool's own output schema: {echo.line(str(exc), 200)}"
+    return None
+
+
 def _problem(tool: Any, version: str) -> str | None:
     """What the SDK would reject about one tool of a tools/list page, or None."""
     page = {"tools": [tool]}

@@ -41,3 +41,10 @@ class Context:
     async def exit_code(self) -> int | None:
         """The server process's exit code, after giving it ``kill_grace`` to exit; None if there is none, or it runs on."""
         return await self.process.exit_code(self.timeouts.kill_grace) if self.process is not None else None
+
+    def server_sent_closed_code(self, message: str) -> bool:
+        """Whether a -32000 with ``message`` was an error answer the server sent (taken out once), not the SDK's "closed"."""
+        if self.closed_code_answers[message] <= 0:
+            return False
+        self.closed_code_answers[message] -= 1
+        return True

@@ -43,6 +43,8 @@ Switches (each names the part of issue 8 it plays):
                               declares resources; resources/list answers, templates/list is
                               -32601                                                       (issue 18: 4)
     --huge-resource BYTES     declares resources; resources/read answers one blob of BYTES (issue 18: 10)
+    --burst N                 stdio: right after answering initialize, N log notifications in one
+                              go, and tools/list never answered                             (issue 18: 9)
     --setsid-child PIDFILE    stdio: at start, a helper in a session of its own that ignores end of
                               input and SIGHUP and sleeps; its pid is written to PIDFILE     (issue 18: 15)
 
@@ -110,6 +112,7 @@ class Options:
     nasty_text: bool = False
     resources_without_templates: bool = False
     huge_resource: int = 0
+    burst: int = 0
 
 
 @dataclass(frozen=True)
@@ -243,6 +246,14 @@ def run_stdio(server: Server) -> None:
         except ValueError:
             continue
         answer = server.handle(message)
+        if server.options.burst and isinstance(message, dict) and message.get("method") == "tools/list":
+            continue  # never answered: the client's list timeout ends it
+        if server.options.burst and isinstance(message, dict) and message.get("method") == "initialize":
+            out.write(_frame(answer) + b"\n")
+            note = b'{"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "burst"}}\n'
+            out.write(note * server.options.burst)
+            out.flush()
+            continue
         if isinstance(answer, Huge):
             out.write(answer.head())
             if answer.size:
@@ -503,9 +514,10 @@ def parse(argv: list[str]) -> Options:
     parser.add_argument("--nasty-text", action="store_true")
     parser.add_argument("--resources-without-templates", action="store_true")
     parser.add_argument("--huge-resource", type=int, default=0, metavar="BYTES")
+    parser.add_argument("--burst", type=int, default=0, metavar="N")
     ns = parser.parse_args(argv)
     only = {"forget_sessions_after": ("http",), "http_error": ("http", "sse"), "drop_stream_on_call": ("sse",), "no_endpoint": ("sse",),
-            "setsid_child": ("stdio",), "gzip_bomb": ("http",)}
+            "setsid_child": ("stdio",), "burst": ("stdio",), "gzip_bomb": ("http",)}
     for name, transports in only.items():
         if getattr(ns, name) not in (None, False) and ns.transport not in transports:
             parser.error(f"--{name.replace('_', '-')} needs --transport {' or '.join(transports)}")

@@ -136,3 +136,25 @@ def test_server_text_reaches_the_terminal_escaped_and_on_one_line(tmp_path):
         assert all(len(line) < 1000 for line in said.splitlines()), f"{argv}: a line of {max(map(len, said.splitlines()))} characters"
         if argv[0] == "call":
             assert code == 1 and "protocol error -32603: boom\\x1b[2J\\nerror: forged line" in said, said
+
+
+def test_a_server_that_floods_then_stalls_is_closed_before_the_loop_ends(tmp_path):
+    """Issue 18, item 9: after a list timeout with a burst of notifications unread, the CLI exits clean.
+
+    A child process, since what failed was the interpreter's exit: asyncio's transport, left
+    open, was closed by the garbage collector after the event loop ("Exception ignored ...
+    Event loop is closed").
+    """
+    import json
+    import subprocess
+
+    from limits import RUN
+
+    config_file = tmp_path / "mcp.json"
+    config_file.write_text(json.dumps({"mcpServers": {"burst": {
+        "command": sys.executable, "cwd": str(ROOT), "args": ["-m", "mock_servers.hostile", "--transport", "stdio", "--burst", "300000"],
+        "timeouts": {"list": 1, "connect": 60}}}}))
+    done = subprocess.run([sys.executable, "-m", "harness", "--home", str(tmp_path), "--managed", str(tmp_path / "none"),
+                           "--config", str(config_file), "servers"], cwd=ROOT, capture_output=True, text=True, timeout=RUN)
+    assert done.returncode == 0 and "no answer to tools/list within 1 s (list timeout" in done.stdout, done.stdout + done.stderr
+    assert done.stderr == "", f"expected nothing on stderr, got:\n{done.stderr[:2000]}"

@@ -185,18 +185,34 @@ async def open_stdio(spec: ServerSpec, context: Context) -> AsyncIterator[Stream
         except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
             await to_session.aclose()  # the server stopped reading: end the session's stream too
 
-    async with anyio.create_task_group() as tg:
-        tg.start_soon(pump_stdout)
-        tg.start_soon(pump_stdin)
-        try:
-            yield from_server, to_server
-        finally:
-            with anyio.CancelScope(shield=True):  # must finish even when we are being cancelled
-                await stop(process, timeouts)
-                await stop_marked(marker, timeouts)
-            tg.cancel_scope.cancel()
-    with anyio.move_on_after(timeouts.kill_grace, shield=True):
-        await process.aclose()
+    try:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(pump_stdout)
+            tg.start_soon(pump_stdin)
+            try:
+                yield from_server, to_server
+            finally:
+                with anyio.CancelScope(shield=True):  # must finish even when we are being cancelled
+                    await stop(process, timeouts)
+                    await stop_marked(marker, timeouts)
+                tg.cancel_scope.cancel()
+    finally:  # on an error too: the process and its pipes are closed while the event loop still runs
+        with anyio.move_on_after(timeouts.kill_grace, shield=True):
+            await _drain(process.stdout)
+            await process.aclose()
+
+
+async def _drain(stdout: Any) -> None:
+    """Read what is left on the dead server's stdout to its end, and drop it.
+
+    The pipe reader stops reading once its buffer is full (a flood nobody reads any more),
+    so it would never see the end, asyncio would never count the process finished, and the
+    transport would be closed by the garbage collector after the event loop: ``Exception
+    ignored in BaseSubprocessTransport.__del__ ... Event loop is closed``.
+    """
+    with suppress(anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+        while await stdout.receive(1 << 16):
+            pass
 
 
 async def stop(process: Any, timeouts: Timeouts) -> None:

@@ -308,7 +308,8 @@ async def explain(exc: BaseException, phase: str, spec: ServerSpec, timeouts: Ti
         return f"no answer to {phase} within {getattr(timeouts, name):g} s ({timeouts.explain(name)})"
     if isinstance(exc, Unlisted):
         return str(exc)
-    if isinstance(exc, MCPError) and exc.code == types.CONNECTION_CLOSED:
+    server_said = isinstance(exc, MCPError) and context is not None and context.server_sent_closed_code(exc.message)
+    if isinstance(exc, MCPError) and exc.code == types.CONNECTION_CLOSED and not server_said:
         if context is not None and context.fault:
             return f"{context.fault} during {phase}"
         code = await context.exit_code() if context else None
@@ -317,7 +318,7 @@ async def explain(exc: BaseException, phase: str, spec: ServerSpec, timeouts: Ti
         return f"{phase}: error {exc.code}: {printable(exc.message, 200)}"
     if type(exc).__module__.startswith(("httpx", "httpcore")):  # cannot reach: the type says how
         return f"{phase}: cannot reach {spec.where()}: {type(exc).__name__}"
-    return f"{phase}: {type(exc).__name__}: {exc}"
+    return f"{phase}: {type(exc).__name__}: {printable(str(exc), 300)}"  # a pydantic text runs over lines: one, escaped
 
 
 def details(spec: ServerSpec, context: Context | None, lines: list[str]) -> str:

@@ -6,6 +6,8 @@ import io
 
 import pytest
 
+from secret_check import assert_no_secret
+
 from harness.transcript import Normalizer, Transcript
 from harness.wire import WireTap
 
@@ -45,7 +47,8 @@ def test_non_ascii_and_backslashes_are_replaced_in_events_and_frames_too():
     tap = WireTap(transcript, show=False, file=frames)
     tap._record("docs", "send", _Item({"jsonrpc": "2.0", "method": "x", "params": {"t": secret, "p": path + "\\a"}}))
     text = frames.getvalue() + repr(transcript.events)
-    assert secret not in text and path not in text and "<token>" in frames.getvalue(), text
+    assert_no_secret([secret], frames=frames.getvalue(), events=repr(transcript.events))
+    assert path not in text and "<token>" in frames.getvalue(), text
     assert "<workspace>" in frames.getvalue(), text
 
 

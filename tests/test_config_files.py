@@ -14,6 +14,7 @@ from pathlib import Path
 
 import anyio
 import pytest
+from limits import TEST
 
 from harness import app, config
 from harness.config.files import MAX_CONFIG_BYTES, read_config
@@ -48,7 +49,7 @@ def test_only_a_regular_file_within_the_limit_is_read(tmp_path, kind):
     assert read_config(tmp_path / "ok.json") == b"{}"
 
 
-@pytest.mark.timeout(60)
+@pytest.mark.timeout(TEST)
 @pytest.mark.parametrize("kind", ["fifo", "zero"])
 @pytest.mark.parametrize("where", ["--config", "~/.claude.json"])
 def test_the_cli_refuses_a_special_file_in_one_line_at_once(tmp_path, kind, where):

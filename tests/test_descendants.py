@@ -20,7 +20,7 @@ import anyio
 import pytest
 from conftest import ROOT
 from leaks import no_process_left  # noqa: F401  (the fixture)
-from limits import STOP
+from limits import STEP, STOP
 from limits import TIMEOUTS as LIMITS
 
 from harness.connection import Connections
@@ -64,7 +64,7 @@ def test_a_setsid_helper_is_stopped_with_its_server(tmp_path: Path) -> None:
 def test_only_marked_processes_are_found() -> None:
     stray = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"], env={**os.environ, MARKER: "someone-else"})
     try:
-        deadline = time.monotonic() + 30  # /proc shows the new environment once the child has exec'd
+        deadline = time.monotonic() + STEP  # /proc shows the new environment once the child has exec'd
         while stray.pid not in marked("someone-else") and time.monotonic() < deadline:
             time.sleep(0.01)
         assert stray.pid in marked("someone-else")

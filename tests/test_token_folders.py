@@ -13,6 +13,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from limits import RUN
+
 from harness.auth.store import TEMPORARY, sweep_stale, temporary_store
 
 
@@ -53,8 +55,8 @@ def test_a_killed_run_leaves_its_store_and_the_next_run_removes_it(tmp_path):
     env = {**os.environ, "TMPDIR": str(tmp_path)}
     code = ("import os, signal, sys\nfrom harness.auth.store import temporary_store\n"
             "with temporary_store() as store:\n    (store / 'docs.json').write_text('{}')\n    os.kill(os.getpid(), signal.SIGKILL)\n")
-    subprocess.run([sys.executable, "-c", code], env=env, check=False)
+    subprocess.run([sys.executable, "-c", code], env=env, check=False, timeout=RUN)
     left = list(tmp_path.glob(f"{TEMPORARY}*"))
     assert len(left) == 1, left
-    subprocess.run([sys.executable, "-c", "from harness.auth.store import temporary_store\nwith temporary_store(): pass\n"], env=env, check=True)
+    subprocess.run([sys.executable, "-c", "from harness.auth.store import temporary_store\nwith temporary_store(): pass\n"], env=env, check=True, timeout=RUN)
     assert not list(tmp_path.glob(f"{TEMPORARY}*")), "the next run swept the killed run's store"

@@ -50,7 +50,9 @@ Switches (each names the part of issue 8 it plays):
 
 Over sse and http it binds 127.0.0.1 only and prints one line, ``READY <url>``, once it
 listens (``mock_servers.launch.serve_http(..., module="mock_servers.hostile")`` starts it
-that way). Imports nothing from the harness.
+that way). Whatever the switches, it refuses a request whose Host is not 127.0.0.1 or
+localhost (421) or whose Origin is a foreign page (403), as the SDK's servers do against DNS
+rebinding. Imports nothing from the harness.
 
 Not handled: resources, prompts, notifications from the server, batches, the GET stream of
 Streamable HTTP (answered 405, which the spec allows).
@@ -288,7 +290,10 @@ class App:
         if scope["type"] != "http":
             return
         path, method = scope["path"], scope["method"]
-        if self.options.transport == "http" and path == "/mcp":
+        refusal = _foreign(scope)
+        if refusal is not None:
+            await _plain(send, *refusal)
+        elif self.options.transport == "http" and path == "/mcp":
             await self._mcp(scope, receive, send, method)
         elif self.options.transport == "sse" and path == "/sse" and method == "GET":
             await self._events(receive, send)
@@ -437,6 +442,23 @@ def _replay(message: dict[str, Any]) -> Any:
         return {"type": "http.request", "body": body, "more_body": False}
 
     return receive
+
+
+# DNS rebinding: a page on another site that resolves its own name to 127.0.0.1 reaches this
+# port with its own Host (and, from a script, its own Origin). The SDK's servers refuse both
+# (421 for the Host, 403 for the Origin) before any MCP message is read; so does this one.
+LOOPBACK_NAMES = ("127.0.0.1", "localhost")
+
+
+def _foreign(scope: dict) -> tuple[int, str] | None:
+    """The refusal (status, text) for a request whose Host or Origin is not this loopback server, or None."""
+    host = _header(scope, b"host") or ""
+    if host.rpartition(":")[0] not in LOOPBACK_NAMES:
+        return 421, "Invalid Host header"
+    origin = _header(scope, b"origin")
+    if origin is not None and origin.removeprefix("http://").rpartition(":")[0] not in LOOPBACK_NAMES:
+        return 403, "Invalid Origin header"
+    return None
 
 
 def _header(scope: dict, name: bytes) -> str | None:

@@ -23,7 +23,8 @@ Switches (each names the part of issue 8 it plays):
                               to Python, not to the SDK's parser                                    (9)
     --forget-sessions-after N http: after N tools/call requests every session is forgotten          (13)
     --lost-session-status S   http: a forgotten session gets 404 (the spec) or 400 with the body
-                              the reference server-everything sends; default 400                     (13)
+                              the reference server-everything sends; default 400. A session its
+                              client ended with DELETE always gets the spec's 404               (13)
     --http-error STATUS       http, sse: tools/call is answered with HTTP STATUS and a text body     (13)
     --drop-stream-on-call     sse: a tools/call ends the event stream instead of being answered     (14)
     --no-endpoint             sse: the event stream opens but never names the POST endpoint         (14)
@@ -282,6 +283,7 @@ class App:
 
         self.server, self.options = server, server.options
         self.sessions: dict[str, Any] = {}  # session id -> (http) True, or (sse) the send stream of its event stream
+        self.ended: set[str] = set()  # http: sessions their client ended with DELETE
         self.count = 0
         self.forgotten = False
         self._anyio = anyio
@@ -307,7 +309,8 @@ class App:
     async def _mcp(self, scope: dict, receive: Any, send: Any, method: str) -> None:
         sent = _header(scope, b"mcp-session-id")
         if method == "DELETE":
-            self.sessions.pop(sent or "", None)
+            if self.sessions.pop(sent or "", None):
+                self.ended.add(sent or "")
             return await _plain(send, 200, "")
         if method != "POST":
             return await _plain(send, 405, "no GET stream here")
@@ -318,7 +321,7 @@ class App:
             self.sessions[session] = True
             return await _json(send, 200, self.server.handle(message), [(b"mcp-session-id", session.encode())])
         if sent not in self.sessions:
-            if self.options.lost_session_status == 404:
+            if self.options.lost_session_status == 404 or sent in self.ended:  # the spec's answer to an ended session
                 return await _json(send, 404, {"jsonrpc": "2.0", "id": message.get("id"), "error": {"code": -32001, "message": "Session not found"}})
             return await _json(send, 400, NO_VALID_SESSION)
         if isinstance(message, dict) and message.get("method") == "tools/call":

@@ -187,3 +187,25 @@ def test_a_server_that_never_answers_fails_naming_the_step_and_the_timeout(choic
     error, _ = opened(choice, "--slow-start", "60", timeouts=short)
     first = error.splitlines()[0]
     assert f"no answer to {phase} within 0.3 s (connect timeout" in first, first
+
+
+def test_a_result_without_result_type_counts_as_complete():
+    from mcp.shared.message import SessionMessage
+
+    from harness.guard import guard
+
+    async def main():
+        send, receive = anyio.create_memory_object_stream(4)
+        read, _ = guard(receive, None, errors={}, warn=print)
+        answer = types.JSONRPCResponse(jsonrpc="2.0", id=1, result={"content": [{"type": "text", "text": "hi"}]})
+        waiting = types.JSONRPCResponse(jsonrpc="2.0", id=2, result={"resultType": "input_required", "inputRequests": {}})
+        for message in (answer, waiting):
+            await send.send(SessionMessage(message))
+        first, second = await read.receive(), await read.receive()
+        return first.message.result, second.message.result
+
+    complete, waiting = anyio.run(main)
+    assert complete["resultType"] == "complete" and waiting["resultType"] == "input_required"
+    from mcp_types import methods
+
+    methods.validate_server_result("tools/call", "2026-07-28", complete)  # the SDK's schema takes it now

@@ -96,7 +96,7 @@ def _others(paths: Paths, source: Any, warn: Warn | None) -> list[ServerConfig]:
         for path, scope in reader.places(paths.home, cwd):
             if not path.is_file():
                 continue
-            shown = _shown(path, paths.home)
+            shown = _shown(path, paths.home, cwd, scope)
             try:
                 servers = read_file(path, source(path, shown, scope), reader.name, explicit=False)
             except ConfigError as exc:
@@ -108,14 +108,14 @@ def _others(paths: Paths, source: Any, warn: Warn | None) -> list[ServerConfig]:
     return found
 
 
-def _shown(path: Path, home: Path) -> str:
-    try:
-        return "~/" + str(path.relative_to(home))
-    except ValueError:
+def _shown(path: Path, home: Path, cwd: Path, scope: str) -> str:
+    """A project file relative to the working folder, a user file from ``~``: as the user would type it."""
+    for folder, prefix in ((cwd, ""), (home, "~/"))[::-1 if scope == "user" else 1]:
         try:
-            return str(path.relative_to(Path.cwd().resolve()))
+            return prefix + str(path.relative_to(folder))
         except ValueError:
-            return str(path)
+            continue
+    return str(path)
 
 
 def copied(source: Path, root: Path) -> tuple[Path, Paths]:

@@ -93,6 +93,7 @@ def parser() -> argparse.ArgumentParser:
     top.add_argument("--home", type=Path, default=Path.home(), metavar="DIR", help="where ~/.claude.json is (default: your home)")
     top.add_argument("--managed", type=Path, default=config.Paths().managed, metavar="DIR",
                      help="the enterprise folder (managed-mcp.json, managed-settings.json; default: %(default)s)")
+    config.add_arguments(top)  # --format, --input (issue 21)
     top.add_argument("--answer", action="append", default=[], type=_answer, metavar="ANSWER",
                      help="what to answer when asked (repeatable, in order): a permission (yes, no, always) or a server's "
                           "question (yes, no, done, decline, cancel, a form as JSON '{\"form\": {...}}', a sample "
@@ -162,7 +163,7 @@ def main(argv: list[str] | None = None, out: TextIO | None = None, err: TextIO |
         with signals.trapped() as trap:  # from here a signal is one line and an exit code, whatever phase it lands in
             arguments = _arguments(args) if args.command in ("call", "prompt") else {}
             paths = config.Paths(home=args.home, cwd=Path.cwd(), managed=args.managed)
-            servers = config.load(paths, args.config)
+            servers = config.load(paths, args.config, **config.options(args, err))
             if args.command == "chat":
                 model, prompt = _chat_model(args)
                 return signals.run(lambda: _chat(args, paths, servers, model, prompt, out), trap)
@@ -303,7 +304,7 @@ async def _chat(args: argparse.Namespace, paths: config.Paths, servers: list[con
 
     transcript = Transcript(out)
     scripted = (list(model.scenario.answers) if isinstance(model, ScriptedModel) else []) + list(args.answer)
-    watched = {"watch": args.config[0], "reread": lambda: config.load(paths, args.config), "watch_shown": str(args.config[0])} \
+    watched = {"watch": args.config[0], "reread": lambda: config.load(paths, args.config, **config.options(args, sys.stderr)), "watch_shown": str(args.config[0])} \
         if len(args.config) == 1 else {}  # one file to watch: its edits apply between turns
     async with Stack(servers, transcript, **watched, **_stack_options(args, scripted, model if args.live else None, transcript)) as stack:
         await stack.connect_all()

@@ -31,7 +31,8 @@ from limits import RUN, STOP
 from harness import app, config
 from harness.config.documents import strip_jsonc
 
-pytestmark = [pytest.mark.usefixtures("no_process_left")]
+# A test that starts servers uses the leak check, which marks it slow (conftest); the others are the fast lane.
+STARTS_SERVERS = pytest.mark.usefixtures("no_process_left")
 ROOT = Path(__file__).resolve().parent.parent
 PY = sys.executable
 
@@ -102,7 +103,7 @@ def served(transport: str) -> Iterator[str]:
 # --- each format, as its client writes it -----------------------------------------------------------------
 
 
-@pytest.mark.slow  # starts servers
+@STARTS_SERVERS
 def test_vscode_servers_inputs_env_file_and_workspace_folder(tmp_path):
     (tmp_path / ".vscode").mkdir()
     (tmp_path / ".env").write_text("# from envFile\nexport FROM_FILE='yes'\n")
@@ -134,7 +135,7 @@ def test_vscode_servers_inputs_env_file_and_workspace_folder(tmp_path):
     assert ("s3cret-key", "input:docs-key") in expanded.secrets, "the transcript redacts a password input as ${input:docs-key}"
 
 
-@pytest.mark.slow  # starts servers
+@STARTS_SERVERS
 def test_vscode_an_unanswered_input_fails_its_server_naming_the_input(tmp_path):
     (tmp_path / ".vscode").mkdir()
     path = tmp_path / ".vscode" / "mcp.json"
@@ -145,7 +146,7 @@ def test_vscode_an_unanswered_input_fails_its_server_naming_the_input(tmp_path):
     assert row["state"] == "failed" and "no value for input key (give --input ID=VALUE" in row["error"], row
 
 
-@pytest.mark.slow  # starts servers
+@STARTS_SERVERS
 def test_cursor_url_is_streamable_http_and_sse_only_on_the_fallback_signal(tmp_path):
     (tmp_path / ".cursor").mkdir()
     path = tmp_path / ".cursor" / "mcp.json"
@@ -158,7 +159,7 @@ def test_cursor_url_is_streamable_http_and_sse_only_on_the_fallback_signal(tmp_p
     assert rows[0]["transport"] == "http-or-sse", rows
 
 
-@pytest.mark.slow  # starts servers
+@STARTS_SERVERS
 def test_cursor_command_with_env_file_and_env_variables(tmp_path):
     (tmp_path / ".cursor").mkdir()
     (tmp_path / "docs.env").write_text("DOCS_REGION=eu\n")
@@ -169,7 +170,7 @@ def test_cursor_command_with_env_file_and_env_variables(tmp_path):
     lists_and_calls(path, env={"CURSOR_TEST_TOKEN": "t-1"})
 
 
-@pytest.mark.slow  # starts servers
+@STARTS_SERVERS
 def test_windsurf_server_url(tmp_path):
     path = tmp_path / "mcp_config.json"
     with served("http") as url:
@@ -177,7 +178,7 @@ def test_windsurf_server_url(tmp_path):
         lists_and_calls(path, tools=("search",))
 
 
-@pytest.mark.slow  # starts servers
+@STARTS_SERVERS
 def test_gemini_http_url_timeout_in_ms_dollar_variables_and_tool_filters(tmp_path):
     (tmp_path / ".gemini").mkdir()
     path = tmp_path / ".gemini" / "settings.json"
@@ -198,7 +199,7 @@ def test_gemini_http_url_timeout_in_ms_dollar_variables_and_tool_filters(tmp_pat
     assert docs.timeouts.call == 30.0 and docs.timeouts.explain("call").endswith(f'"timeout" (milliseconds) for server \'docs\' in {path}')
 
 
-@pytest.mark.slow  # starts servers
+@STARTS_SERVERS
 def test_zed_context_servers_with_comments_and_both_command_shapes(tmp_path):
     path = tmp_path / ".zed" / "settings.json"
     path.parent.mkdir()
@@ -230,7 +231,7 @@ def test_zed_context_servers_with_comments_and_both_command_shapes(tmp_path):
     assert rows == {"docs": "connected", "older": "connected"}, rows
 
 
-@pytest.mark.slow  # starts servers
+@STARTS_SERVERS
 def test_codex_toml(tmp_path):
     path = tmp_path / ".codex" / "config.toml"
     path.parent.mkdir()
@@ -259,7 +260,7 @@ enabled = false
     assert servers["off"].state.value == "disabled" and servers["off"].reason == f"enabled = false in {path}"
 
 
-@pytest.mark.slow  # starts servers
+@STARTS_SERVERS
 def test_codex_bearer_token_env_var_is_a_header_and_a_secret(tmp_path):
     path = tmp_path / "config.toml"
     with served("http") as url:
@@ -271,7 +272,7 @@ def test_codex_bearer_token_env_var_is_a_header_and_a_secret(tmp_path):
         lists_and_calls(path, env={"CODEX_TEST_TOKEN": "tok-9"})
 
 
-@pytest.mark.slow  # starts servers
+@STARTS_SERVERS
 def test_continue_config_yaml_and_a_block_file(tmp_path):
     path = tmp_path / ".continue" / "config.yaml"
     path.parent.mkdir()
@@ -299,7 +300,7 @@ mcpServers:
     lists_and_calls(block)
 
 
-@pytest.mark.slow  # starts servers
+@STARTS_SERVERS
 def test_goose_extensions_builtin_left_out_with_a_note(tmp_path):
     path = tmp_path / "goose" / "config.yaml"
     path.parent.mkdir()
@@ -344,7 +345,7 @@ def test_format_is_detected_from_content_and_format_overrides_it(tmp_path):
     assert (auto.spec.transport, cursor.spec.transport) == ("sse", "http-or-sse"), "auto keeps Cline's bare-url rule"
 
 
-@pytest.mark.slow  # starts servers
+@STARTS_SERVERS
 def test_a_file_with_no_known_server_table_says_which_formats_are_read(tmp_path):
     path = tmp_path / "settings.json"
     path.write_text('{"editor.fontSize": 14}')
@@ -362,6 +363,14 @@ def test_an_unknown_field_is_a_warning_naming_file_server_and_field(tmp_path):
     assert warned == [f"{path}: server 'docs': field 'retries': not read by this harness (left out)"]
 
 
+def test_an_unknown_field_of_s27_s_three_formats_is_a_warning_too(tmp_path):
+    path = tmp_path / ".mcp.json"
+    path.write_text(json.dumps({"mcpServers": {"docs": {"command": PY, "autoApprove": [], "headersHelper": "x"}}}))
+    warned: list[str] = []
+    config.load(config.Paths(), [path], warn=warned.append)
+    assert warned == [f"{path}: server 'docs': field 'headersHelper': not read by this harness (left out)"]
+
+
 def test_the_same_server_in_two_config_files_is_a_warning_naming_both(tmp_path):
     a, b = tmp_path / "a.json", tmp_path / "b.json"
     for p in (a, b):
@@ -372,7 +381,7 @@ def test_the_same_server_in_two_config_files_is_a_warning_naming_both(tmp_path):
     assert warned == [f"server 'docs': in both {a} and {b}; the one in {b} is used (the later --config file wins)"]
 
 
-@pytest.mark.slow  # starts servers
+@STARTS_SERVERS
 def test_without_config_each_client_s_usual_places_are_read_and_project_files_wait(tmp_path):
     home, work = tmp_path / "home", tmp_path / "work"
     (home / ".gemini").mkdir(parents=True)

@@ -50,6 +50,12 @@ from harness.spec import ServerSpec, State, Timeouts
 # word the registry knows, so a transport registered later is configured without an edit here.
 WORDS = {"claude-desktop": ("stdio",), "claude-code": ("stdio", "sse", "http"), "cline": ("stdio", "sse", "streamableHttp", "http")}
 TIMEOUT_NAMES = ("connect", "list", "call")  # what a server entry's "timeouts" may set (s28)
+# The fields an entry of the three may have: read here, or by a later mechanism from ``raw`` (s31, s32). Any other
+# field of a file named with --config is a warning (issue 21).
+_EVERY = {"type", "command", "args", "env", "cwd", "disabled", "timeouts", "autoApprove", "maxOutputTokens"}  # read for any format
+KNOWN = {"claude-desktop": _EVERY, "claude-code": _EVERY | {"url", "headers"},
+         "cline": _EVERY | {"transportType", "url", "headers", "timeout"}}
+KNOWN["auto"] = set().union(*KNOWN.values())
 
 
 @dataclass(frozen=True)
@@ -345,7 +351,11 @@ def _transport(entry: dict[str, Any], fmt: str, bad: Any) -> str:
 
 def _mcp_servers(fmt: str) -> Callable[[Any, Source], list[ServerConfig]]:
     def read(document: Any, source: Source) -> list[ServerConfig]:
-        return parse_servers(document.get("mcpServers") if isinstance(document, dict) else None, source.scope, source.shown, fmt)
+        found = parse_servers(document.get("mcpServers") if isinstance(document, dict) else None, source.scope, source.shown, fmt)
+        for server in found:
+            for key in (k for k in server.raw if k not in KNOWN[fmt]):
+                source.warning(f"server '{server.name}': field '{key}': not read by this harness (left out)")
+        return found
     return read
 
 

@@ -46,6 +46,7 @@ def _entry(e: Entry, source: Source) -> Server:
         if (token := e.text("bearer_token_env_var")) is not None:
             headers["Authorization"] = "Bearer ${" + token + "}"
         found = Server("http", url=e.text("url", required=True), headers=headers)
+    found.settable.update(connect="startup_timeout_sec", call="tool_timeout_sec")
     if (seconds := e.number("startup_timeout_sec", "seconds", 3600)) is not None:
         found.timeouts["connect"] = (seconds, "startup_timeout_sec")
     elif (ms := e.number("startup_timeout_ms", "milliseconds", 3_600_000)) is not None:

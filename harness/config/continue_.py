@@ -66,6 +66,7 @@ def _entry(e: Entry, source: Source) -> Server | None:
     found.command = _vars(found.command) if found.command else None
     found.args = tuple(_vars(a) for a in found.args)
     found.url = _vars(found.url) if found.url else None
+    found.settable["connect"] = '"connectionTimeout" (milliseconds)'
     if (ms := e.number("connectionTimeout", "milliseconds", 3_600_000)) is not None:
         found.timeouts["connect"] = (ms / 1000, '"connectionTimeout" (milliseconds)')
     return found

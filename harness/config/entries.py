@@ -114,6 +114,7 @@ class Server:
     headers: dict[str, str] = field(default_factory=dict)
     disabled: str = ""  # why it is off, as that client says it ('"enabled": false'); "" if on
     timeouts: dict[str, tuple[float, str]] = field(default_factory=dict)  # connect/list/call -> (seconds, where to change it)
+    settable: dict[str, str] = field(default_factory=dict)  # connect/list/call -> the field that sets it, when not set
     include: tuple[str, ...] | None = None  # only these tools (None: every tool)
     exclude: tuple[str, ...] = ()
     inputs: Mapping[str, tuple[str, bool]] = field(default_factory=dict)  # VS Code ${input:ID} -> (value, a secret?)
@@ -161,7 +162,8 @@ def finish(name: str, found: Server, source: Source, raw: Mapping[str, Any]) -> 
         if not VARIABLE.search(url) and not url.startswith(("http://", "https://")) and "${input:" not in url:
             raise ConfigError(f"server '{name}': field '{found.url_field}': expected an http:// or https:// URL")
         spec = ServerSpec(name, found.transport, url=url, headers=found.headers)
-    settings = {n: f'"timeouts": {{"{n}": SECONDS}} for server \'{name}\'' for n in ("connect", "list", "call")}
+    # Where each timeout is changed, as this client's file spells it: a timeout's error says so.
+    settings = {which: f"{where} for server '{name}' in {source.shown}" for which, where in found.settable.items()}
     values = {}
     for which, (seconds, where) in found.timeouts.items():
         values[which], settings[which] = seconds, f"{where} for server '{name}' in {source.shown}"

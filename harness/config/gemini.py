@@ -52,6 +52,7 @@ def _entry(e: Entry, source: Source) -> Server:
         found = Server("http" if kind == "http" else "sse", url=e.text("url"))
     if found.url is not None:
         found.headers = {k: entries.dollar_braces(v) for k, v in e.table("headers").items()}
+    found.settable["call"] = '"timeout" (milliseconds)'
     if (ms := e.number("timeout", "milliseconds", MAX_MS)) is not None:
         found.timeouts["call"] = (ms / 1000, '"timeout" (milliseconds)')
     found.include, found.exclude = e.names("includeTools"), e.strings("excludeTools")

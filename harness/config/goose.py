@@ -52,6 +52,7 @@ def _entry(e: Entry, source: Source) -> Server | None:
                        headers=e.table("headers"))
         if env:
             source.warning(f"server '{e.name}': fields 'envs'/'env_keys': a remote extension has no process to pass them to")
+    found.settable["call"] = "timeout (seconds)"
     if (seconds := e.number("timeout", "seconds", 3600)) is not None:
         found.timeouts["call"] = (seconds, "timeout (seconds)")
     found.disabled = "enabled: false" if not e.flag("enabled", True) else ""

@@ -54,5 +54,5 @@ def terminal(question: str, secret: bool) -> str | None:
         sys.stderr.flush()
         line = sys.stdin.readline()
         return line.rstrip("\n") if line else None
-    except (EOFError, KeyboardInterrupt):
+    except EOFError:  # Ctrl-D: no answer (Ctrl-C is the run's signal, and ends it)
         return None

@@ -4,8 +4,9 @@
     windsurf  ~/.codeium/windsurf/mcp_config.json   mcpServers  command: stdio; serverUrl (or url): http, else sse
 
 From Windsurf's "Cascade MCP integration" docs (docs.windsurf.com/windsurf/cascade/mcp):
-a server is a ``command`` with ``args`` and ``env``, or a remote ``serverUrl`` (``url`` is
-accepted too) with ``headers``; a remote server speaks Streamable HTTP or SSE, so it is
+a server is a ``command`` with ``args`` and ``env``, or a remote ``serverUrl`` with
+``headers`` (a ``url``, Cursor's word, is read too here, though Windsurf reads only
+``serverUrl``); a remote server speaks Streamable HTTP or SSE, so it is
 read as ``http-or-sse`` (``harness.transports.fallback``). ``${env:VAR}`` works in
 ``command``, ``args``, ``env``, ``serverUrl`` and ``headers``. ``disabled: true`` turns
 a server off; ``disabledTools`` (the tools switched off in Cascade's panel) are left

@@ -379,6 +379,9 @@ def test_the_same_server_in_two_config_files_is_a_warning_naming_both(tmp_path):
     [server] = config.load(config.Paths(), [a, b], warn=warned.append)
     assert server.source == str(b)
     assert warned == [f"server 'docs': in both {a} and {b}; the one in {b} is used (the later --config file wins)"]
+    b.write_text(json.dumps({"mcpServers": {"docs": {"args": []}}}))
+    [broken] = config.load(config.Paths(), [a, b], warn=warned.append)
+    assert broken.reason == f"server 'docs': field 'command': required (in {b})", "with two files, the error names its file"
 
 
 @STARTS_SERVERS

@@ -10,7 +10,8 @@ Scopes, as Claude Code has them (every path can be overridden, see ``Paths``):
 - **file**: files given explicitly (``--config``) replace the scopes; they must exist, and
   need no approval. Each is read in the format its name or content says
   (``harness.config.formats``), or the one ``fmt`` (``--format``) names. A server named in
-  two of them: the later file's wins, and a warning names both files.
+  two of them: the later file's wins, and a warning names both files; with two files or
+  more, a broken entry's error names its file.
 - **other clients** (issue 21): with no file named, each registered format's usual places
   (``Reader.places``: ``~/.cursor/mcp.json``, ``~/.gemini/settings.json``,
   ``.vscode/mcp.json``...) are read first, and Claude Code's scopes above win over them. A
@@ -72,6 +73,8 @@ def load(paths: Paths, files: Iterable[Path] = (), *, fmt: str | None = None, in
 
     if files:
         found = [server for f in files for server in read_file(f, source(f, str(f), "file"), fmt)]
+        if len(files) > 1:  # which file a broken entry is in, when there is more than one
+            found = [replace(s, reason=f"{s.reason} (in {s.source})") if s.state is State.FAILED else s for s in found]
         chosen = _merge(found, lambda kept, later: _said(warn, f"server '{kept.name}': in both {kept.source} and {later.source}; "
                                                                f"the one in {later.source} is used (the later --config file wins)"))
     else:

@@ -12,7 +12,8 @@ with comments, TOML, YAML) and how its servers are read. The three formats above
 registered here; every other client's format is a module of its own that registers
 itself (``harness.config.clients`` lists them). ``detect`` picks the reader for a file:
 by name first, then by content, then the union of the three (``auto``); ``--format
-NAME`` overrides it (``reader``).
+NAME`` overrides it (``reader``). ``read_file`` is one file read that way. A field of a
+named file that no reader reads is a warning (``KNOWN``), naming file, server and field.
 
 ``parse_servers`` reads one ``mcpServers`` object. Every entry is checked on its own: a
 broken one becomes a ``failed`` ``ServerConfig`` whose reason names it and its field
@@ -22,7 +23,7 @@ means. A ``ServerConfig`` keeps its entry as written (``raw``): a field that bel
 later mechanism (Cline's ``autoApprove``, s31; ``maxOutputTokens``, s32) is read and
 checked by that mechanism's module, not here.
 
-Introduced by s27; the ``timeouts`` object by s28. Not handled here: which files are read
+Introduced by s27; the ``timeouts`` object by s28; the registry by issue 21. Not handled here: which files are read
 and in what order (``harness.config.scopes``), ``${VAR}`` (kept as written,
 ``harness.config.variables``), Cline's remote config, ``headersHelper``.
 """

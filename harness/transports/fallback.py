@@ -19,7 +19,8 @@ then the chosen transport opens its own session as usual. With ``Context.trace``
 choice is told.
 
 Introduced by issue 21. Not handled here: remembering the choice between runs (each open
-probes again, one extra request).
+probes again, one extra request); a server that never answers costs the connect timeout
+twice (the probe's, then the chosen transport's).
 """
 
 from __future__ import annotations

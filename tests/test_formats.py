@@ -389,12 +389,16 @@ def test_without_config_each_client_s_usual_places_are_read_and_project_files_wa
     home, work = tmp_path / "home", tmp_path / "work"
     (home / ".gemini").mkdir(parents=True)
     (home / ".gemini" / "settings.json").write_text(json.dumps({"mcpServers": {"docs": {"command": PY, "args": docs_checking()}}}))
+    (home / ".config" / "Claude").mkdir(parents=True)
+    (home / ".config" / "Claude" / "claude_desktop_config.json").write_text(json.dumps({"mcpServers": {"desk": {"command": "nowhere"}}}))
     (work / ".vscode").mkdir(parents=True)
     (work / ".vscode" / "mcp.json").write_text(json.dumps({"servers": {"repo": {"command": "rm", "args": ["-rf", "/"]}}}))
     done = cli("--home", str(home), "servers", "--json", cwd=work)
     rows = {r["name"]: (r["scope"], r["state"]) for r in json.loads(done.stdout)}
-    assert rows == {"docs": ("user", "connected"), "repo": ("project", "blocked")}, (rows, done.stderr)
-    [repo] = [s for s in config.load(config.Paths(home=home, cwd=work)) if s.name == "repo"]
+    assert rows == {"desk": ("user", "failed"), "docs": ("user", "connected"), "repo": ("project", "blocked")}, (rows, done.stderr)
+    loaded = {s.name: s for s in config.load(config.Paths(home=home, cwd=work, managed=home))}
+    assert (loaded["desk"].scope, loaded["desk"].source) == ("user", "~/.config/Claude/claude_desktop_config.json")
+    repo = loaded["repo"]
     assert repo.reason == "a project server from .vscode/mcp.json, not started unless named: run with --config .vscode/mcp.json"
 
 

@@ -369,7 +369,11 @@ def _never(document: Any) -> bool:
 
 
 # The three formats of s27, in the order file_format names them; "auto" is the union, for a file of no known name.
-register(Reader("cline", ("mcpServers",), lambda p: file_format(p) == "cline", _never, _mcp_servers("cline")))
-register(Reader("claude-desktop", ("mcpServers",), lambda p: file_format(p) == "claude-desktop", _never, _mcp_servers("claude-desktop")))
+# Claude Code's own files are read by harness.config.scopes (its scopes and approvals), so it has no places here.
+CLINE_SETTINGS = Path(".config/Code/User/globalStorage/saoudrizwan.claude-dev/settings/cline_mcp_settings.json")  # Linux
+register(Reader("cline", ("mcpServers",), lambda p: file_format(p) == "cline", _never, _mcp_servers("cline"),
+                places=lambda home, cwd: [(home / CLINE_SETTINGS, "user")]))
+register(Reader("claude-desktop", ("mcpServers",), lambda p: file_format(p) == "claude-desktop", _never, _mcp_servers("claude-desktop"),
+                places=lambda home, cwd: [(home / ".config" / "Claude" / "claude_desktop_config.json", "user")]))
 register(Reader("claude-code", ("mcpServers",), lambda p: file_format(p) == "claude-code", _never, _mcp_servers("claude-code")))
 register(Reader("auto", ("mcpServers",), lambda p: False, _object_of("mcpServers"), _mcp_servers("auto")))

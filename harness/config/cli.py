@@ -2,11 +2,13 @@
 
 ``add_arguments(parser)`` adds both options to the CLI's parser; ``options(args, err)`` is
 what ``config.load`` then takes: the format, the input values, who answers the other VS
-Code inputs (the terminal, when stdin is one: a password is read without echo), and where
-warnings go (``warning: ...`` lines on ``err``). The CLI (``harness.app``) owns the
+Code inputs (the terminal, when stdin is one: a password is read without echo; each
+answer is kept with the ``--input`` values, so chat's reload of the file does not ask
+again), and where warnings go (``warning: ...`` lines on ``err``). The CLI (``harness.app``) owns the
 parser; this module owns what the options mean.
 
-Introduced by issue 21. Not handled here: reading the files (``harness.config.scopes``).
+Introduced by issue 21. Not handled here: reading the files (``harness.config.scopes``); an
+input that an edit adds during chat is asked on the terminal while the chat waits.
 """
 
 from __future__ import annotations
@@ -39,8 +41,17 @@ def options(args: argparse.Namespace, err: TextIO) -> dict[str, Any]:
     def warn(text: str) -> None:
         err.write(f"warning: {text}\n")
 
-    return {"fmt": getattr(args, "format", None), "inputs": dict(getattr(args, "input", None) or []),
-            "ask": terminal if sys.stdin.isatty() else None, "warn": warn}
+    given = getattr(args, "input", None)
+    if given is None:
+        given = []
+
+    def ask(ident: str, question: str, secret: bool) -> str | None:
+        answer = terminal(question, secret)
+        if answer is not None:
+            given.append((ident, answer))  # kept with --input's: a reload of the file (chat) reads it again, unasked
+        return answer
+
+    return {"fmt": getattr(args, "format", None), "inputs": dict(given), "ask": ask if sys.stdin.isatty() else None, "warn": warn}
 
 
 def terminal(question: str, secret: bool) -> str | None:

@@ -81,7 +81,7 @@ class ServerConfig:
 
 
 Warn = Callable[[str], None]
-Ask = Callable[[str, bool], "str | None"]  # (the question, a password?) -> the answer; None: nobody to ask
+Ask = Callable[[str, str, bool], "str | None"]  # (the input's id, the question, a password?) -> the answer; None: no one to ask
 
 
 @dataclass(frozen=True)

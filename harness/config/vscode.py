@@ -100,7 +100,7 @@ def _answers(name: str, found: Server, inputs: dict[str, Any], source: Source) -
         value = source.inputs.get(ident)
         if value is None and source.ask is not None:
             question = spec.get("description") or ident
-            value = source.ask(f"{question} ({ident})", secret)
+            value = source.ask(ident, f"{question} ({ident})", secret)
         if value is None and isinstance(spec.get("default"), str):
             value = spec["default"]
         if value is None:

@@ -365,7 +365,7 @@ def test_an_unknown_field_is_a_warning_naming_file_server_and_field(tmp_path):
 
 def test_an_unknown_field_of_s27_s_three_formats_is_a_warning_too(tmp_path):
     path = tmp_path / ".mcp.json"
-    path.write_text(json.dumps({"mcpServers": {"docs": {"command": PY, "autoApprove": [], "headersHelper": "x"}}}))
+    path.write_text(json.dumps({"mcpServers": {"docs": {"command": PY, "autoApprove": [], "protocol": "auto", "headersHelper": "x"}}}))
     warned: list[str] = []
     config.load(config.Paths(), [path], warn=warned.append)
     assert warned == [f"{path}: server 'docs': field 'headersHelper': not read by this harness (left out)"]

@@ -5,8 +5,9 @@ goose) each know their own field names; what they share is here:
 
 - ``Entry`` reads one field at a time, typed, and an error names the server and the field
   as the client spells it (``server 'wiki': field 'httpUrl': expected a non-empty string``).
-  It remembers which fields were read: ``unknown()`` is what is left, and ``finish``
-  warns about each one, naming file, server and field. Nothing is dropped silently.
+  It remembers which fields were read: ``unknown()`` is what is left, and ``read_entry``
+  warns about each one (but the fields later mechanisms read from ``raw``:
+  ``formats.MECHANISM_FIELDS``), naming file, server and field. Nothing is dropped silently.
 - ``finish`` builds the ``ServerConfig``: the transport, the command or URL, the timeouts
   (each with the setting that changes it, as that client writes it), a disabled entry, the
   tool filters, the VS Code input values. A broken entry is a failed ``ServerConfig``.
@@ -27,7 +28,7 @@ from types import MappingProxyType
 from typing import Any
 
 from harness import transports
-from harness.config.formats import ServerConfig, Source
+from harness.config.formats import MECHANISM_FIELDS, ServerConfig, Source
 from harness.config.variables import VARIABLE
 from harness.errors import ConfigError
 from harness.naming import normalize
@@ -143,7 +144,7 @@ def read_entry(name: str, entry: Any, source: Source, one: Callable[[Entry, Sour
         found = one(reading, source)
         if found is None:
             return None
-        for key in reading.unknown(ignored):
+        for key in reading.unknown((*ignored, *MECHANISM_FIELDS)):  # those are read by their mechanisms, from raw
             source.warning(f"server '{name}': field '{key}': not read by this harness (left out)")
         return finish(name, found, source, raw)
     except ConfigError as exc:

@@ -53,7 +53,9 @@ WORDS = {"claude-desktop": ("stdio",), "claude-code": ("stdio", "sse", "http"), 
 TIMEOUT_NAMES = ("connect", "list", "call")  # what a server entry's "timeouts" may set (s28)
 # The fields an entry of the three may have: read here, or by a later mechanism from ``raw`` (s31, s32). Any other
 # field of a file named with --config is a warning (issue 21).
-_EVERY = {"type", "command", "args", "env", "cwd", "disabled", "timeouts", "autoApprove", "maxOutputTokens"}  # read for any format
+# Fields a later mechanism reads from ``raw`` for a server of any format: s31's permissions, s32's output cap, s34's era.
+MECHANISM_FIELDS = ("autoApprove", "maxOutputTokens", "protocol")
+_EVERY = {"type", "command", "args", "env", "cwd", "disabled", "timeouts", *MECHANISM_FIELDS}  # read for any format
 KNOWN = {"claude-desktop": _EVERY, "claude-code": _EVERY | {"url", "headers"},
          "cline": _EVERY | {"transportType", "url", "headers", "timeout"}}
 KNOWN["auto"] = set().union(*KNOWN.values())

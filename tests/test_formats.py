@@ -406,3 +406,56 @@ def test_jsonc_stripper_keeps_strings_and_lines():
     text = '{\n  "a": "http://x//y", // c\n  /* b\n */ "b": [1,],\n}'
     stripped = strip_jsonc(text)
     assert json.loads(stripped) == {"a": "http://x//y", "b": [1]} and stripped.count("\n") == text.count("\n")
+
+
+def test_http_or_sse_falls_back_on_a_4xx_to_the_post_but_not_on_an_auth_challenge():
+    """The probe alone, against a stdlib HTTP server in this process that answers each path with its status."""
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    import anyio
+
+    from harness.spec import Limits, ServerSpec, Timeouts
+    from harness.transports.context import Context
+    from harness.transports.fallback import choose
+
+    deleted: list[str] = []
+
+    class Answer(BaseHTTPRequestHandler):
+        def do_POST(self):
+            self.rfile.read(int(self.headers.get("content-length", 0)))
+            status = int(self.path.strip("/"))
+            self.send_response(status)
+            if status == 200:
+                self.send_header("mcp-session-id", "probe-session")
+                self.send_header("content-type", "application/json")
+            self.send_header("content-length", "2")
+            self.end_headers()
+            self.wfile.write(b"{}")
+
+        def do_DELETE(self):
+            deleted.append(self.headers.get("mcp-session-id", ""))
+            self.send_response(200)
+            self.send_header("content-length", "0")
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Answer)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    labelled: list[str] = []
+    context = Context(Timeouts(), Limits(), label=lambda secret, kind: labelled.append(secret))
+    try:
+        def chosen(status: int) -> str:
+            spec = ServerSpec("x", "http-or-sse", url=f"http://127.0.0.1:{server.server_port}/{status}")
+            return anyio.run(choose, spec, context)
+
+        assert {s: chosen(s) for s in (200, 401, 403, 404, 405, 400, 500)} == {
+            200: "http", 401: "http", 403: "http", 404: "sse", 405: "sse", 400: "sse", 500: "http"}
+        assert deleted == ["probe-session"] and labelled == ["probe-session"], "the probe's session is ended, its id a secret"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()

@@ -24,10 +24,12 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
 from harness import transports
+from harness.config.files import read_config
 from harness.config.formats import MECHANISM_FIELDS, ServerConfig, Source
 from harness.config.variables import VARIABLE
 from harness.errors import ConfigError
@@ -199,12 +201,8 @@ def substituted(found: Server, values: Mapping[str, str]) -> Server:
     return found
 
 
-def env_file(path_text: str, base: Any, entry: Entry) -> dict[str, str]:
+def env_file(path_text: str, base: Path, entry: Entry) -> dict[str, str]:
     """The ``KEY=VALUE`` lines of an ``envFile`` (VS Code, Cursor): ``#`` comments, ``export``, quotes; read now."""
-    from pathlib import Path
-
-    from harness.config.files import read_config
-
     path = Path(path_text).expanduser()
     path = path if path.is_absolute() else Path(base) / path
     data = read_config(path, str(path))

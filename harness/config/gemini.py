@@ -26,12 +26,14 @@ Not handled here: ``%VAR%`` (Windows), ``mcp.serverCommand``, extensions' server
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from harness.config import entries
 from harness.config.entries import Entry, Server
 from harness.config.formats import Reader, ServerConfig, Source, register
 from harness.errors import ConfigError
+from harness.spec import State
 
 MAX_MS = 3_600_000
 
@@ -70,10 +72,6 @@ def read(document: Any, source: Source) -> list[ServerConfig]:
     for key, names in (("mcp.allowed", allowed), ("mcp.excluded", excluded)):
         if names is not None and (not isinstance(names, list) or not all(isinstance(n, str) for n in names)):
             raise ConfigError(f"{source.shown}: field '{key}': expected a list of server names")
-    from dataclasses import replace
-
-    from harness.spec import State
-
     off = []
     for server in servers:
         why = "listed in mcp.excluded" if excluded and server.name in excluded else \

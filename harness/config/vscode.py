@@ -37,6 +37,7 @@ Not handled here: VS Code's ``settings.json`` ``"mcp"`` section (older releases)
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -86,8 +87,6 @@ def _vscode_entry(inputs: dict[str, Any]) -> Any:
 
 def _answers(name: str, found: Server, inputs: dict[str, Any], source: Source) -> dict[str, tuple[str, bool]]:
     """The value of each ``${input:ID}`` this server uses: --input, the terminal, or the input's default."""
-    import re
-
     used = set()
     for text in (found.command, found.url, found.cwd, *found.args, *found.env.values(), *found.headers.values()):
         used.update(re.findall(r"\$\{input:([^}\s]+)\}", text or ""))

@@ -6,14 +6,13 @@ The readers normalize each into ``ServerConfig.include_tools`` (only these; None
 a connection mechanism (``harness.hooks.Mechanism``) that ``harness.config.wiring``
 plugs in for a server with a filter:
 
-- ``opened``: after each session's ``tools/list``, the connection's tools are cut to the
-  allowed ones, so the hub, the pool and the CLI's ``tools`` never see the others;
+- ``listed``: every ``tools/list``, at connect and again after
+  ``notifications/tools/list_changed`` (s30), is cut to the allowed tools, so the hub, the
+  pool and the CLI's ``tools`` never see the others;
 - ``call``: a call to a filtered tool is refused without reaching the server, whatever
   the model or the user typed.
 
-Introduced by issue 21. Not handled here: a ``tools/list`` again after
-``notifications/tools/list_changed`` (s30) lists every tool again until the next
-session; a call to a filtered one is still refused.
+Introduced by issue 21.
 """
 
 from __future__ import annotations
@@ -39,8 +38,8 @@ class ToolFilter(Mechanism):
     def bind(self, conn: Any) -> None:
         self.conn = conn
 
-    async def opened(self, session: Any) -> None:
-        self.conn.tools = [t for t in self.conn.tools if allowed(str(t.get("name")), self.include, self.exclude)]
+    def listed(self, tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [t for t in tools if allowed(str(t.get("name")), self.include, self.exclude)]
 
     async def call(self, tool: str, arguments: dict[str, Any], proceed: Proceed) -> ToolResult:
         if not allowed(tool, self.include, self.exclude):

@@ -84,10 +84,12 @@ from harness.errors import ConfigError, HarnessError, ToolError, UsageError
 from harness.hub import Change, Hub
 from harness.spec import State
 
+PROG = "mcp-course"  # the console script; ``python -m harness`` passes its own name
 
-def parser() -> argparse.ArgumentParser:
+
+def parser(prog: str = PROG) -> argparse.ArgumentParser:
     title, _, rest = (__doc__ or "").strip().partition("\n")
-    top = Parser(prog="python -m harness", description=title, epilog=rest.strip(), formatter_class=argparse.RawDescriptionHelpFormatter)
+    top = Parser(prog=prog, description=title, epilog=rest.strip(), formatter_class=argparse.RawDescriptionHelpFormatter)
     top.add_argument("--config", type=Path, action="append", default=[], metavar="FILE",
                      help="an mcpServers file (repeatable; default: Claude Code's scopes from here)")
     top.add_argument("--home", type=Path, default=Path.home(), metavar="DIR", help="where ~/.claude.json is (default: your home)")
@@ -133,6 +135,9 @@ def parser() -> argparse.ArgumentParser:
     chat.add_argument("--workspace", type=existing_folder, metavar="DIR", help="offer the file tools, inside DIR only (default: no file tools)")
     chat.add_argument("--max-turns", type=positive, default=20, metavar="N", help="stop after this many model turns (default: 20)")
     chat.add_argument("--yes", action="store_true", help="allow every call that would be asked about, without asking (for scripted use)")
+    for name, text in (("login", "sign in to one server (OAuth) and keep its tokens"), ("logout", "delete one server's stored tokens")):
+        sub = commands.add_parser(name, help=text, description=text)
+        sub.add_argument("server", help="the server's name in the config (one with a URL)")
     return top
 
 
@@ -155,14 +160,22 @@ class _NoModel:
         raise PermissionError("no model to sample with: give the sample with --answer '{\"sample\": \"...\"}'")
 
 
-def main(argv: list[str] | None = None, out: TextIO | None = None, err: TextIO | None = None) -> int:
+def main(argv: list[str] | None = None, out: TextIO | None = None, err: TextIO | None = None, prog: str = PROG) -> int:
     out, err = out or sys.stdout, err or sys.stderr
-    args = parser().parse_args(argv)
+    args = parser(prog).parse_args(argv)
+    args.prog = prog
     try:
         with signals.trapped() as trap:  # from here a signal is one line and an exit code, whatever phase it lands in
             arguments = _arguments(args) if args.command in ("call", "prompt") else {}
             paths = config.Paths(home=args.home, cwd=Path.cwd(), managed=args.managed)
             servers = config.load(paths, args.config)
+            if args.command in ("login", "logout"):
+                from harness.commands import signin
+
+                server = signin.remote(servers, args.server)
+                if args.command == "logout":
+                    return signin.logout(server, _token_store(args), out)
+                return signals.run(lambda: _login(args, server, out, err), trap)
             if args.command == "chat":
                 model, prompt = _chat_model(args)
                 return signals.run(lambda: _chat(args, paths, servers, model, prompt, out), trap)
@@ -207,12 +220,12 @@ async def _run(args: argparse.Namespace, servers: list[config.ServerConfig], arg
 
     # The user runs these by hand: nothing to ask permission for, no file to watch.
     async with Stack(servers, without={"permissions", "reload"}, on_change=progress, warn=warn, progress=progressed if shown else None,
-                     **_stack_options(args, args.answer)) as stack:
+                     **_stack_options(args, args.answer, err=err)) as stack:
         hub = stack.hub
         await stack.connect_all()
         if args.command == "servers":
-            return _servers(config.rows(hub, servers), args.json, out)
-        failed = _failures(hub, err)  # said first: a listing of what did connect follows, and the exit code says it
+            return _servers(_rows(hub, servers, args.prog), args.json, out)
+        failed = _failures(hub, err, args.prog)  # said first: a listing of what did connect follows, and the exit code says it
         if args.command in ("resources", "read", "prompts", "prompt"):
             return max(failed, await _offers(hub, args, arguments, out))
         names = naming.assign(naming.pairs(hub.clients.values()))
@@ -221,7 +234,23 @@ async def _run(args: argparse.Namespace, servers: list[config.ServerConfig], arg
         return await _call(stack, names, args.tool, arguments, args.json, out)  # the call's own outcome
 
 
-def _stack_options(args: argparse.Namespace, answers: list[Any], model: Any = None, transcript: Any = None) -> dict[str, Any]:
+async def _login(args: argparse.Namespace, server: config.ServerConfig, out: TextIO, err: TextIO) -> int:
+    """``login``: that one server on the CLI's stack (its sign-in is the only thing that runs)."""
+    from harness.commands import signin
+    from harness.stack import Stack
+
+    async with Stack([server], without={"permissions", "reload"}, **_stack_options(args, args.answer, err=err)) as stack:
+        return await signin.login(stack, server.name, out)
+
+
+def _token_store(args: argparse.Namespace) -> Path:
+    from harness import auth
+
+    return args.token_store or auth.default_store()
+
+
+def _stack_options(args: argparse.Namespace, answers: list[Any], model: Any = None, transcript: Any = None,
+                   err: TextIO | None = None) -> dict[str, Any]:
     """What every command's stack gets from the command line: sign-in, spill folder, and what servers may ask."""
     from harness import auth, elicit
     from harness.ask import Ask
@@ -232,8 +261,8 @@ def _stack_options(args: argparse.Namespace, answers: list[Any], model: Any = No
     workspace = vars(args).get("workspace")  # chat's
     folder = args.root or workspace
     return {
-        "token_store": args.token_store or auth.default_store(),
-        "browser": auth.auto_browser if args.sign_in == "auto" else _desktop_browser,
+        "token_store": _token_store(args),
+        "browser": auth.auto_browser if args.sign_in == "auto" else _desktop_browser(err or sys.stderr),
         "asker": asker,
         "sampler": elicit.Sampler(model or _NoModel(), asker, script if model is None else None),
         "roots": elicit.Roots(folder) if folder is not None else None,  # no folder: no roots capability at all
@@ -243,13 +272,21 @@ def _stack_options(args: argparse.Namespace, answers: list[Any], model: Any = No
     }
 
 
-async def _desktop_browser(url: str) -> None:
-    """--sign-in browser: the authorization page in the desktop's browser; the loopback callback gets the answer."""
-    import webbrowser
+def _desktop_browser(err: TextIO) -> Any:
+    """--sign-in browser: the authorization page printed on stderr, and opened in the desktop's browser if there is
+    one; the loopback callback gets the answer."""
+    from harness.commands import signin
 
-    import anyio
+    async def browse(url: str) -> None:
+        import webbrowser
 
-    await anyio.to_thread.run_sync(webbrowser.open, url)
+        import anyio
+
+        signin.shown_url(url, err)
+        if signin.has_desktop():
+            await anyio.to_thread.run_sync(webbrowser.open, url)
+
+    return browse
 
 
 def _prompter(args: argparse.Namespace, script: Any) -> Any:
@@ -261,14 +298,19 @@ def _prompter(args: argparse.Namespace, script: Any) -> Any:
     return Asking(Ask.terminal_or_nobody(script, yes=bool(vars(args).get("yes"))))
 
 
-def _failures(hub: Hub, err: TextIO) -> int:
+def _failures(hub: Hub, err: TextIO, prog: str) -> int:
     """Each server that did not connect, as an error line on stderr; the exit code they make (2: its config, 1: other, 0: none)."""
+    from harness.commands import signin
+
     code = 0
     for name in sorted(hub.entries):
         entry = hub.entries[name]
         if entry.state is State.FAILED and entry.error is not None:
             err.write(f"error: {echo.text(str(entry.error))}\n")  # the harness's line breaks kept, a server's escaped
             code = max(code, 2 if isinstance(entry.error, ConfigError) else 1)
+        elif entry.state is State.NEEDS_AUTH:
+            err.write(f"error: server '{name}': {signin.hint(prog, name)}\n")
+            code = max(code, 1)
     return code
 
 
@@ -375,6 +417,17 @@ def _progress(err: TextIO) -> Any:
     return show
 
 
+def _rows(hub: Hub, servers: list[config.ServerConfig], prog: str) -> list[dict[str, Any]]:
+    """``config.rows``, with what to do about a ``needs-auth`` server as its error."""
+    from harness.commands import signin
+
+    rows = config.rows(hub, servers)
+    for row in rows:
+        if row["state"] == State.NEEDS_AUTH.value:
+            row["error"] = signin.hint(prog, row["name"])
+    return rows
+
+
 def _servers(rows: list[dict[str, Any]], as_json: bool, out: TextIO) -> int:
     if as_json:
         out.write(json.dumps(rows, indent=1) + "\n")
@@ -383,9 +436,14 @@ def _servers(rows: list[dict[str, Any]], as_json: bool, out: TextIO) -> int:
         out.write("no MCP servers configured\n")
     width = max((len(r["name"]) for r in rows), default=0)
     for r in rows:
-        detail = echo.text(r["error"]) if r["error"] else f"{len(r['tools'])} tools: {echo.names(r['tools'])}"  # a terminal gets server text escaped
-        out.write(f"{r['name']:<{width}}  {r['scope']:<10} {r['transport'] or '-':<6} {r['state']:<10} {detail}\n")
+        out.write(_server_line(r, width) + "\n")
     return 0
+
+
+def _server_line(r: dict[str, Any], width: int) -> str:
+    """One row of ``servers``, as a terminal shows it."""
+    detail = echo.text(r["error"]) if r["error"] else f"{len(r['tools'])} tools: {echo.names(r['tools'])}"  # a terminal gets server text escaped
+    return f"{r['name']:<{width}}  {r['scope']:<10} {r['transport'] or '-':<6} {r['state']:<10} {detail}"
 
 
 def _tools(hub: Hub, names: naming.NameMap, as_json: bool, out: TextIO) -> int:

@@ -138,6 +138,12 @@ def parser(prog: str = PROG) -> argparse.ArgumentParser:
     for name, text in (("login", "sign in to one server (OAuth) and keep its tokens"), ("logout", "delete one server's stored tokens")):
         sub = commands.add_parser(name, help=text, description=text)
         sub.add_argument("server", help="the server's name in the config (one with a URL)")
+    text = "check every config file and server: each problem once, with the fix"
+    doctor = commands.add_parser("doctor", help=text, description=text)
+    doctor.add_argument("--offline", action="store_true", help="only read the files: start no server, connect to none")
+    doctor.add_argument("--json", action="store_true", help="print JSON")
+    for sub in (commands.choices["servers"], commands.choices["tools"]):
+        sub.add_argument("--strict", action="store_true", help="exit 1 if a server did not connect (failed, or needs a sign-in)")
     return top
 
 
@@ -168,6 +174,8 @@ def main(argv: list[str] | None = None, out: TextIO | None = None, err: TextIO |
         with signals.trapped() as trap:  # from here a signal is one line and an exit code, whatever phase it lands in
             arguments = _arguments(args) if args.command in ("call", "prompt") else {}
             paths = config.Paths(home=args.home, cwd=Path.cwd(), managed=args.managed)
+            if args.command == "doctor":  # reads each file itself: a broken one is a finding, not the end
+                return signals.run(lambda: _doctor(args, paths, out, err), trap)
             servers = config.load(paths, args.config)
             if args.command in ("login", "logout"):
                 from harness.commands import signin
@@ -206,8 +214,6 @@ def _arguments(args: argparse.Namespace) -> dict[str, Any]:
 
 
 async def _run(args: argparse.Namespace, servers: list[config.ServerConfig], arguments: dict[str, Any], out: TextIO, err: TextIO) -> int:
-    from harness.stack import Stack  # the SDK: only once there is something to connect
-
     progress = _progress(err) if not args.json and err.isatty() else None
     shown = not args.json and err.isatty()  # progress is for a person at a terminal; warnings always go to stderr
 
@@ -218,29 +224,52 @@ async def _run(args: argparse.Namespace, servers: list[config.ServerConfig], arg
         err.write(f"progress: {text}\n")
         err.flush()
 
-    # The user runs these by hand: nothing to ask permission for, no file to watch.
-    async with Stack(servers, without={"permissions", "reload"}, on_change=progress, warn=warn, progress=progressed if shown else None,
-                     **_stack_options(args, args.answer, err=err)) as stack:
+    async with _stack(args, servers, err, on_change=progress, warn=warn, progress=progressed if shown else None) as stack:
         hub = stack.hub
         await stack.connect_all()
+        strict = 1 if vars(args).get("strict") and any(e.state in (State.FAILED, State.NEEDS_AUTH) for e in hub.entries.values()) else 0
         if args.command == "servers":
-            return _servers(_rows(hub, servers, args.prog), args.json, out)
+            return max(strict, _servers(_rows(hub, servers, args.prog), args.json, out))
         failed = _failures(hub, err, args.prog)  # said first: a listing of what did connect follows, and the exit code says it
         if args.command in ("resources", "read", "prompts", "prompt"):
             return max(failed, await _offers(hub, args, arguments, out))
         names = naming.assign(naming.pairs(hub.clients.values()))
         if args.command == "tools":
-            return _tools(hub, names, args.json, out)  # the failures are said; `tools` still lists what connected
+            return max(strict, _tools(hub, names, args.json, out))  # the failures are said; `tools` still lists what connected
         return await _call(stack, names, args.tool, arguments, args.json, out)  # the call's own outcome
+
+
+def _stack(args: argparse.Namespace, servers: list[config.ServerConfig], err: TextIO, **more: Any) -> Any:
+    """The stack of every command but chat. The user runs these by hand: nothing to ask permission for, no file to watch."""
+    from harness.stack import Stack  # the SDK: only once there is something to connect
+
+    return Stack(servers, without={"permissions", "reload"}, **more, **_stack_options(args, args.answer, err=err))
 
 
 async def _login(args: argparse.Namespace, server: config.ServerConfig, out: TextIO, err: TextIO) -> int:
     """``login``: that one server on the CLI's stack (its sign-in is the only thing that runs)."""
     from harness.commands import signin
-    from harness.stack import Stack
 
-    async with Stack([server], without={"permissions", "reload"}, **_stack_options(args, args.answer, err=err)) as stack:
+    async with _stack(args, [server], err) as stack:
         return await signin.login(stack, server.name, out)
+
+
+async def _doctor(args: argparse.Namespace, paths: config.Paths, out: TextIO, err: TextIO) -> int:
+    """``doctor``: the files and entries read (nothing started), then every server that passed connected at once."""
+    from harness.commands import doctor
+
+    files, problems, servers = doctor.files_problems(paths, args.config)
+    found, notes = doctor.static(servers, prog=args.prog)
+    problems += found
+    states = {s.name: State.FAILED.value if any(p.server == s.name for p in found) else s.state.value for s in servers}
+    start, oks = doctor.clean(servers, problems), []
+    if start and not args.offline:
+        async with _stack(args, start, err, warn=lambda text: err.write(f"warning: {text}\n")) as stack:
+            await stack.connect_all()
+            more, oks = doctor.connected(stack.hub, start, args.prog)
+            problems += more
+            states.update({s.name: stack.hub.entries[s.name].state.value for s in start})
+    return doctor.report(files, problems, notes, oks, states, args.json, out)
 
 
 def _token_store(args: argparse.Namespace) -> Path:
@@ -300,13 +329,15 @@ def _prompter(args: argparse.Namespace, script: Any) -> Any:
 
 def _failures(hub: Hub, err: TextIO, prog: str) -> int:
     """Each server that did not connect, as an error line on stderr; the exit code they make (2: its config, 1: other, 0: none)."""
-    from harness.commands import signin
+    from harness.commands import doctor, signin
 
     code = 0
     for name in sorted(hub.entries):
         entry = hub.entries[name]
         if entry.state is State.FAILED and entry.error is not None:
             err.write(f"error: {echo.text(str(entry.error))}\n")  # the harness's line breaks kept, a server's escaped
+            if hint := doctor.first_run_hint(entry.spec, str(entry.error)):
+                err.write(f"hint: {hint}\n")
             code = max(code, 2 if isinstance(entry.error, ConfigError) else 1)
         elif entry.state is State.NEEDS_AUTH:
             err.write(f"error: server '{name}': {signin.hint(prog, name)}\n")
@@ -418,13 +449,15 @@ def _progress(err: TextIO) -> Any:
 
 
 def _rows(hub: Hub, servers: list[config.ServerConfig], prog: str) -> list[dict[str, Any]]:
-    """``config.rows``, with what to do about a ``needs-auth`` server as its error."""
-    from harness.commands import signin
+    """``config.rows``, with what to do about a ``needs-auth`` server as its error, and a first run's likely cause."""
+    from harness.commands import doctor, signin
 
     rows = config.rows(hub, servers)
     for row in rows:
         if row["state"] == State.NEEDS_AUTH.value:
             row["error"] = signin.hint(prog, row["name"])
+        elif row["error"] and (hint := doctor.first_run_hint(hub.entries[row["name"]].spec, row["error"])):
+            row["error"] += f" ({hint})"
     return rows
 
 

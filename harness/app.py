@@ -138,6 +138,10 @@ def parser(prog: str = PROG) -> argparse.ArgumentParser:
     for name, text in (("login", "sign in to one server (OAuth) and keep its tokens"), ("logout", "delete one server's stored tokens")):
         sub = commands.add_parser(name, help=text, description=text)
         sub.add_argument("server", help="the server's name in the config (one with a URL)")
+    for name, text in (("approve", "let a .mcp.json server of this folder start (as Claude Code records it)"),
+                       ("deny", "keep a .mcp.json server of this folder from starting (as Claude Code records it)")):
+        sub = commands.add_parser(name, help=text, description=text + ": in ~/.claude.json, under --home")
+        sub.add_argument("server", help="the server's name in .mcp.json")
     text = "check every config file and server: each problem once, with the fix"
     doctor = commands.add_parser("doctor", help=text, description=text)
     doctor.add_argument("--offline", action="store_true", help="only read the files: start no server, connect to none")
@@ -176,6 +180,12 @@ def main(argv: list[str] | None = None, out: TextIO | None = None, err: TextIO |
             paths = config.Paths(home=args.home, cwd=Path.cwd(), managed=args.managed)
             if args.command == "doctor":  # reads each file itself: a broken one is a finding, not the end
                 return signals.run(lambda: _doctor(args, paths, out, err), trap)
+            if args.command in ("approve", "deny"):
+                from harness.commands import approve
+
+                if args.config:
+                    raise UsageError(f"{args.command} answers for this folder's .mcp.json servers; it takes no --config")
+                return approve.answer(args.command, args.server, paths, out)
             servers = config.load(paths, args.config)
             if args.command in ("login", "logout"):
                 from harness.commands import signin

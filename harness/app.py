@@ -197,7 +197,7 @@ def main(argv: list[str] | None = None, out: TextIO | None = None, err: TextIO |
             if args.command == "chat":
                 model, prompt = _chat_model(args)
                 return signals.run(lambda: _chat(args, paths, servers, model, prompt, out), trap)
-            return signals.run(lambda: _run(args, servers, arguments, out, err), trap)
+            return signals.run(lambda: _run(args, _needed(args, servers), arguments, out, err), trap)
     except (UsageError, ConfigError) as exc:
         print(f"error: {exc}", file=err)
         return 2
@@ -247,6 +247,21 @@ async def _run(args: argparse.Namespace, servers: list[config.ServerConfig], arg
         if args.command == "tools":
             return max(strict, _tools(hub, names, args.json, out))  # the failures are said; `tools` still lists what connected
         return await _call(stack, names, args.tool, arguments, args.json, out)  # the call's own outcome
+
+
+def _needed(args: argparse.Namespace, servers: list[config.ServerConfig]) -> list[config.ServerConfig]:
+    """The servers a command starts: the one that ``call``'s tool name, ``read --server`` or ``prompt SERVER/NAME``
+    names; every server otherwise, and when the name fits none or several (two names that normalize alike, a
+    name shortened with a hash)."""
+    if args.command == "call":  # mcp__{server}__{tool}: a server's normalized name never holds "__" (the config refuses it)
+        named = [s for s in servers if args.tool.startswith(f"mcp__{naming.normalize(s.name)}__")]
+    elif args.command == "read" and args.server is not None:
+        named = [s for s in servers if s.name == args.server]
+    elif args.command == "prompt" and "/" in args.name:
+        named = [s for s in servers if s.name == args.name.rpartition("/")[0]]
+    else:
+        return servers
+    return named if len(named) == 1 else servers
 
 
 def _stack(args: argparse.Namespace, servers: list[config.ServerConfig], err: TextIO, **more: Any) -> Any:

@@ -87,46 +87,36 @@ from harness.spec import State
 PROG = "mcp-course"  # the console script; ``python -m harness`` passes its own name
 
 
+JSON_COMMANDS = ("servers", "tools", "call", "resources", "read", "prompts", "prompt", "doctor")  # those with --json
+REPEATED = ("config", "answer")  # options that add up: given before and after the command, both count
+
+
 def parser(prog: str = PROG) -> argparse.ArgumentParser:
     title, _, rest = (__doc__ or "").strip().partition("\n")
     top = Parser(prog=prog, description=title, epilog=rest.strip(), formatter_class=argparse.RawDescriptionHelpFormatter)
-    top.add_argument("--config", type=Path, action="append", default=[], metavar="FILE",
-                     help="an mcpServers file (repeatable; default: Claude Code's scopes from here)")
-    top.add_argument("--home", type=Path, default=Path.home(), metavar="DIR", help="where ~/.claude.json is (default: your home)")
-    top.add_argument("--managed", type=Path, default=config.Paths().managed, metavar="DIR",
-                     help="the enterprise folder (managed-mcp.json, managed-settings.json; default: %(default)s)")
-    top.add_argument("--answer", action="append", default=[], type=_answer, metavar="ANSWER",
-                     help="what to answer when asked (repeatable, in order): a permission (yes, no, always) or a server's "
-                          "question (yes, no, done, decline, cancel, a form as JSON '{\"form\": {...}}', a sample "
-                          "'{\"sample\": \"text\"}'); default: ask on the terminal, else no")
-    top.add_argument("--root", type=existing_folder, metavar="DIR",
-                     help="offer servers this folder as their root (roots/list); default: chat's --workspace, else no roots, "
-                          "so servers keep the folders their own config names")
-    top.add_argument("--token-store", type=Path, metavar="DIR",
-                     help="where OAuth tokens are kept (default: $XDG_STATE_HOME/mcp-course/tokens)")
-    top.add_argument("--sign-in", choices=("browser", "auto"), default="browser",
-                     help="how a sign-in is done: open your browser (default), or consent at once without one "
-                          "(auto: only the course's mock authorization server on 127.0.0.1 answers that)")
+    top.add_argument("-V", "--version", action=_Version, help="print the version and exit")
+    _options(top)
     commands = top.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=Parser)
+
+    def command(name: str, text: str, description: str = "") -> argparse.ArgumentParser:
+        sub = commands.add_parser(name, help=text, description=description or text)
+        _options(sub.add_argument_group("options of every command (before or after it)"), after=True)
+        return sub
+
     for name, text in (("servers", "list the configured servers and their state"), ("tools", "list the tool pool a model would get")):
-        sub = commands.add_parser(name, help=text, description=text)
-        sub.add_argument("--json", action="store_true", help="print JSON")
-    call = commands.add_parser("call", help="call one tool by its model-facing name", description="call one tool by its model-facing name")
+        command(name, text).add_argument("--strict", action="store_true", help="exit 1 if a server did not connect (failed, or needs a sign-in)")
+    call = command("call", "call one tool by its model-facing name")
     call.add_argument("tool", help="model-facing name, e.g. mcp__docs__search")
     call.add_argument("arguments", nargs="?", default="{}", help="the arguments as a JSON object (default: {})")
-    call.add_argument("--json", action="store_true", help="print the result as JSON")
-    for name, text in (("resources", "list the resources and resource templates"), ("prompts", "list the prompts")):
-        sub = commands.add_parser(name, help=text, description=text)
-        sub.add_argument("--json", action="store_true", help="print JSON")
-    read = commands.add_parser("read", help="read one resource", description="read one resource by its URI")
+    command("resources", "list the resources and resource templates")
+    read = command("read", "read one resource", "read one resource by its URI")
     read.add_argument("uri")
     read.add_argument("--server", help="the server to ask (default: the one that lists the URI)")
-    read.add_argument("--json", action="store_true", help="print JSON")
-    prompt = commands.add_parser("prompt", help="expand one prompt", description="expand one prompt with its arguments")
+    command("prompts", "list the prompts")
+    prompt = command("prompt", "expand one prompt", "expand one prompt with its arguments")
     prompt.add_argument("name", help="the prompt's name, or SERVER/NAME")
     prompt.add_argument("arguments", nargs="?", default="{}", help="its arguments as a JSON object of strings (default: {})")
-    prompt.add_argument("--json", action="store_true", help="print JSON")
-    chat = commands.add_parser("chat", help="run the agent loop over your servers", description="run the agent loop over your servers")
+    chat = command("chat", "run the agent loop over your servers")
     how = chat.add_mutually_exclusive_group(required=True)
     how.add_argument("--scenario", type=Path, metavar="FILE", help="replay this scenario with the scripted model (offline)")
     how.add_argument("--live", action="store_true", help="use the real Anthropic API (needs ANTHROPIC_API_KEY)")
@@ -136,19 +126,74 @@ def parser(prog: str = PROG) -> argparse.ArgumentParser:
     chat.add_argument("--max-turns", type=positive, default=20, metavar="N", help="stop after this many model turns (default: 20)")
     chat.add_argument("--yes", action="store_true", help="allow every call that would be asked about, without asking (for scripted use)")
     for name, text in (("login", "sign in to one server (OAuth) and keep its tokens"), ("logout", "delete one server's stored tokens")):
-        sub = commands.add_parser(name, help=text, description=text)
-        sub.add_argument("server", help="the server's name in the config (one with a URL)")
+        command(name, text).add_argument("server", help="the server's name in the config (one with a URL)")
     for name, text in (("approve", "let a .mcp.json server of this folder start (as Claude Code records it)"),
                        ("deny", "keep a .mcp.json server of this folder from starting (as Claude Code records it)")):
-        sub = commands.add_parser(name, help=text, description=text + ": in ~/.claude.json, under --home")
-        sub.add_argument("server", help="the server's name in .mcp.json")
-    text = "check every config file and server: each problem once, with the fix"
-    doctor = commands.add_parser("doctor", help=text, description=text)
+        command(name, text, text + ": in ~/.claude.json, under --home").add_argument("server", help="the server's name in .mcp.json")
+    doctor = command("doctor", "check every config file and server: each problem once, with the fix")
     doctor.add_argument("--offline", action="store_true", help="only read the files: start no server, connect to none")
-    doctor.add_argument("--json", action="store_true", help="print JSON")
-    for sub in (commands.choices["servers"], commands.choices["tools"]):
-        sub.add_argument("--strict", action="store_true", help="exit 1 if a server did not connect (failed, or needs a sign-in)")
+    command("completion", "print a shell completion script").add_argument("shell", choices=("bash", "zsh", "fish"))
+    hidden = commands.add_parser("_complete")  # no help=: not listed; the completion scripts call it
+    _options(hidden, after=True)
+    hidden.add_argument("kind", choices=("servers", "tools"))
     return top
+
+
+def _options(group: Any, after: bool = False) -> None:
+    """The options of every command. Before the command they have their defaults; after it they are left out unless
+    given (``SUPPRESS``), so they never reset what was given before; repeatable ones gather under ``NAME_after``."""
+    def option(*names: str, **how: Any) -> None:
+        if after:
+            how["default"] = argparse.SUPPRESS
+            if how["dest"] in REPEATED:
+                how["dest"] += "_after"
+        group.add_argument(*names, **how)
+
+    option("--config", dest="config", type=Path, action="append", default=[], metavar="FILE",
+           help="an mcpServers file (repeatable; default: Claude Code's scopes from here)")
+    option("--home", dest="home", type=Path, default=Path.home(), metavar="DIR", help="where ~/.claude.json is (default: your home)")
+    option("--managed", dest="managed", type=Path, default=config.Paths().managed, metavar="DIR",
+           help=f"the enterprise folder (managed-mcp.json, managed-settings.json; default: {config.Paths().managed})")
+    option("--json", dest="json", action="store_true", default=False,
+           help=f"print JSON instead of text ({', '.join(JSON_COMMANDS)})")
+    option("--answer", dest="answer", action="append", default=[], type=_answer, metavar="ANSWER",
+           help="what to answer when asked (repeatable, in order): a permission (yes, no, always) or a server's "
+                "question (yes, no, done, decline, cancel, a form as JSON '{\"form\": {...}}', a sample "
+                "'{\"sample\": \"text\"}'); default: ask on the terminal, else no")
+    option("--root", dest="root", type=existing_folder, default=None, metavar="DIR",
+           help="offer servers this folder as their root (roots/list); default: chat's --workspace, else no roots, "
+                "so servers keep the folders their own config names")
+    option("--token-store", dest="token_store", type=Path, default=None, metavar="DIR",
+           help="where OAuth tokens are kept (default: $XDG_STATE_HOME/mcp-course/tokens)")
+    option("--sign-in", dest="sign_in", choices=("browser", "auto"), default="browser",
+           help="how a sign-in is done: open your browser and print its address (default), or consent at once without "
+                "one (auto: only the course's mock authorization server on 127.0.0.1 answers that)")
+
+
+class _Version(argparse.Action):
+    """``--version``: the installed package's version, read only when asked (importlib.metadata is not free)."""
+
+    def __init__(self, option_strings: list[str], dest: str = argparse.SUPPRESS, **how: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **how)
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: Any, values: Any, option_string: str | None = None) -> None:
+        from importlib import metadata
+
+        try:
+            version = metadata.version("mcp-course")
+        except metadata.PackageNotFoundError:  # run from a checkout that was never installed
+            version = "unknown (not installed: pip install -e .)"
+        sys.stdout.write(f"{parser.prog} {version}\n")  # on stdout, as argparse's own --version
+        parser.exit(0)
+
+
+def parse(argv: list[str] | None, prog: str = PROG) -> argparse.Namespace:
+    """The command line, with the options given after the command joined to those before it."""
+    args = parser(prog).parse_args(argv)
+    for name in REPEATED:
+        setattr(args, name, getattr(args, name) + vars(args).pop(f"{name}_after", []))
+    args.prog = prog
+    return args
 
 
 def _answer(value: str) -> Any:
@@ -172,10 +217,13 @@ class _NoModel:
 
 def main(argv: list[str] | None = None, out: TextIO | None = None, err: TextIO | None = None, prog: str = PROG) -> int:
     out, err = out or sys.stdout, err or sys.stderr
-    args = parser(prog).parse_args(argv)
-    args.prog = prog
+    args = parse(argv, prog)
     try:
         with signals.trapped() as trap:  # from here a signal is one line and an exit code, whatever phase it lands in
+            if args.json and args.command not in JSON_COMMANDS:
+                raise UsageError(f"--json: '{args.command}' has no JSON output (it goes with {', '.join(JSON_COMMANDS)})")
+            if args.command == "completion":
+                return _completion(args.shell, prog, out)
             arguments = _arguments(args) if args.command in ("call", "prompt") else {}
             paths = config.Paths(home=args.home, cwd=Path.cwd(), managed=args.managed)
             if args.command == "doctor":  # reads each file itself: a broken one is a finding, not the end
@@ -187,6 +235,11 @@ def main(argv: list[str] | None = None, out: TextIO | None = None, err: TextIO |
                     raise UsageError(f"{args.command} answers for this folder's .mcp.json servers; it takes no --config")
                 return approve.answer(args.command, args.server, paths, out)
             servers = config.load(paths, args.config)
+            if args.command == "_complete":  # for the completion scripts: names, and nothing started
+                from harness.commands import completion
+
+                out.write("".join(f"{name}\n" for name in completion.names(args.kind, servers)))
+                return 0
             if args.command in ("login", "logout"):
                 from harness.commands import signin
 
@@ -238,6 +291,11 @@ async def _run(args: argparse.Namespace, servers: list[config.ServerConfig], arg
         hub = stack.hub
         await stack.connect_all()
         strict = 1 if vars(args).get("strict") and any(e.state in (State.FAILED, State.NEEDS_AUTH) for e in hub.entries.values()) else 0
+        if args.command in ("servers", "tools"):  # what completion offers as tool names
+            from harness.commands import completion
+
+            completion.remember(servers, {name: [t["name"] for t in client.tools] for name, client in hub.clients.items()
+                                          if hub.entries[name].state is State.CONNECTED})
         if args.command == "servers":
             return max(strict, _servers(_rows(hub, servers, args.prog), args.json, out))
         failed = _failures(hub, err, args.prog)  # said first: a listing of what did connect follows, and the exit code says it
@@ -247,6 +305,18 @@ async def _run(args: argparse.Namespace, servers: list[config.ServerConfig], arg
         if args.command == "tools":
             return max(strict, _tools(hub, names, args.json, out))  # the failures are said; `tools` still lists what connected
         return await _call(stack, names, args.tool, arguments, args.json, out)  # the call's own outcome
+
+
+def _completion(shell: str, prog: str, out: TextIO) -> int:
+    """``completion SHELL``: the script, with the commands and options of this parser."""
+    from harness.commands import completion
+
+    top = parser(prog)
+    commands = next(a for a in top._actions if isinstance(a, argparse._SubParsersAction))  # argparse keeps no public list
+    visible = [c.dest for c in commands._choices_actions]
+    options = {o for p in (top, *commands.choices.values()) for a in p._actions for o in a.option_strings if o.startswith("--")}
+    out.write(completion.script(shell, visible, sorted(options)))
+    return 0
 
 
 def _needed(args: argparse.Namespace, servers: list[config.ServerConfig]) -> list[config.ServerConfig]:

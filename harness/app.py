@@ -1,27 +1,34 @@
 """The user CLI: your own MCP config, through the course's hub.
 
-    python -m harness [--config FILE]... servers [--json]
-    python -m harness [--config FILE]... tools [--json]
-    python -m harness [--config FILE]... call TOOL [JSON_ARGS] [--json]
-    python -m harness [--config FILE]... chat (--scenario FILE | --live [--prompt TEXT]) [--workspace DIR] [--yes]
-    python -m harness [--config FILE]... resources | read URI | prompts | prompt NAME [JSON_ARGS]
+    mcp-course [OPTIONS] servers [--strict] | tools [--strict]
+    mcp-course [OPTIONS] call TOOL [JSON_ARGS]
+    mcp-course [OPTIONS] resources | read URI [--server NAME] | prompts | prompt NAME [JSON_ARGS]
+    mcp-course [OPTIONS] chat (--scenario FILE | --live [--prompt TEXT]) [--workspace DIR] [--yes]
+    mcp-course [OPTIONS] login SERVER | logout SERVER | approve SERVER | deny SERVER
+    mcp-course [OPTIONS] doctor [--offline]
+    mcp-course completion bash|zsh|fish
+    mcp-course --version
 
-It reads the config you already have (``--config FILE``, repeatable, in any of the three
-formats; with none, Claude Code's scopes from the current folder: see ``harness.config``),
-connects every enabled server at once, on the stack every lesson builds on
-(``harness.stack``), and then:
+(``python -m harness`` is the same program.) OPTIONS (``--config FILE``..., ``--json``,
+``--home``, ``--managed``, ``--answer``, ``--root``, ``--token-store``, ``--sign-in``) go
+before or after the command. It reads the config you already have (``--config FILE``,
+repeatable; with none, Claude Code's scopes from the current folder: see
+``harness.config``), connects the servers the command needs at once, on the stack every
+lesson builds on (``harness.stack``), and then:
 
     servers   each server: scope, transport, state, and its tools or why it has none
+              (needs-auth: the login command to run)
     tools     the pool a model would get: model-facing name, server, tool, description
-    call      one tool by its model-facing name (mcp__server__tool), arguments as JSON; the
-              result is shown as the model would get it (s32): an image named with its
-              size, audio and binary data saved to files, a text over the cap cut with
-              the rest saved
+    call      one tool by its model-facing name (mcp__server__tool), arguments as JSON,
+              starting only that server; the result is shown as the model would get it
+              (s32): an image named with its size, audio and binary data saved to
+              files, a text over the cap cut with the rest saved
     resources every resource and resource template the servers offer
-    read      one resource by URI (from the server that lists it; --server to choose)
+    read      one resource by URI (from the server that lists it; --server to choose,
+              and start only that one)
     prompts   every prompt, with its arguments
-    prompt    one prompt (NAME or SERVER/NAME) expanded with its arguments (JSON), as the
-              user message it would start a conversation with
+    prompt    one prompt (NAME or SERVER/NAME, which starts only SERVER) expanded with
+              its arguments (JSON), as the user message it would start a conversation with
     chat      the agent loop over those servers: the scripted model replaying a scenario
               file, or the real model (--live, needs ANTHROPIC_API_KEY) on one prompt.
               It prints the transcript the lessons print, every state change included,
@@ -36,34 +43,44 @@ connects every enabled server at once, on the stack every lesson builds on
               file: DIR/.mcp-output with --workspace, else the output folder below);
               and servers may ask for forms, samples and roots (s33). File tools are
               offered only with --workspace DIR, and only inside DIR.
+    login     sign in to one server with a URL, and keep its tokens (harness.commands.signin)
+    logout    delete that server's stored tokens
+    doctor    every config file and server checked, each problem once with its fix
+              (harness.commands.doctor)
+    approve   let a .mcp.json server of this folder start; deny: keep it from starting
+              (~/.claude.json, as Claude Code keeps it: harness.commands.approve)
+    completion  a shell completion script (harness.commands.completion)
 
 Tokens are kept in ``--token-store DIR`` (default ``$XDG_STATE_HOME/mcp-course/tokens``).
-A sign-in opens your browser (``--sign-in browser``); ``--sign-in auto`` consents at
-once without one, which only the course's mock authorization server on 127.0.0.1 can
-answer (scripted runs). Files a result spills go to ``$XDG_STATE_HOME/mcp-course/output``
-(one folder per run) unless chat has a workspace.
+A sign-in opens your browser and prints the address on stderr (``--sign-in browser``;
+with no desktop, only the address); ``--sign-in auto`` consents at once without one,
+which only the course's mock authorization server on 127.0.0.1 can answer (scripted
+runs). Files a result spills go to ``$XDG_STATE_HOME/mcp-course/output`` (one folder per
+run) unless chat has a workspace.
 
 ``--json`` prints data instead: ``servers`` a list of ``{name, scope, transport, state,
 error, tools}``; ``tools`` a list of ``{name, server, tool, description, annotations,
 input_schema}``; ``call`` ``{is_error, content, structured}``; ``resources`` a list of
 ``{server, uri, name, mime_type, description, template}``; ``read`` ``{server, uri,
 contents}``; ``prompts`` a list of ``{server, name, description, arguments}``; ``prompt``
-``{server, name, description, messages, text}``. While servers connect, a
-terminal shows each one's state as it changes (on stderr; never with ``--json`` or when
-stderr is not a terminal). Real URLs and paths are printed; secrets never are.
+``{server, name, description, messages, text}``; ``doctor`` ``{files, problems, notes,
+servers}``. While servers connect, a terminal shows each one's state as it changes (on
+stderr; never with ``--json`` or when stderr is not a terminal). Real URLs and paths are
+printed; secrets never are.
 
-A server that did not connect (a missing ``${VAR}``, a crash) is an ``error:`` line on
-stderr for every command but ``servers`` (whose rows say it), and what did connect is
-listed all the same. Exit codes: 0 done; 1 the tool reported an error, or (``resources``,
-``read``, ``prompts``, ``prompt``) a server did not connect; 2 bad usage or a config that
-cannot be read (for those four, a server entry the config rejects, too); 130 Ctrl-C; 143
-SIGTERM. Every
-server is stopped on every exit.
+A server that did not connect (a missing ``${VAR}``, a crash, a sign-in it needs) is an
+``error:`` line on stderr for every command but ``servers`` (whose rows say it), and
+what did connect is listed all the same. Exit codes: 0 done; 1 the tool reported an
+error, or (``resources``, ``read``, ``prompts``, ``prompt``) a server did not connect,
+or (``doctor``, ``--strict``) a problem was found; 2 bad usage or a config that cannot
+be read (for those four, a server entry the config rejects, too); 130 Ctrl-C; 143
+SIGTERM. Every server is stopped on every exit.
 
 Introduced with s27 (the config it reads), ``chat`` with s29, resources and prompts
-with s30; every command builds its servers with ``harness.stack`` (the parts left out:
-``call`` and the listings ask no permission and watch no file, since the user runs
-them by hand).
+with s30, sign-in, doctor, approvals and completion with issue 21; every command builds
+its servers with ``harness.stack`` (the parts left out: ``call`` and the listings ask no
+permission and watch no file, since the user runs them by hand). Not handled here:
+revoking tokens at logout, completion for ``python -m harness``.
 """
 
 from __future__ import annotations

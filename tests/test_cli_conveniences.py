@@ -123,3 +123,14 @@ def test_bash_completes_commands_servers_and_the_tools_a_listing_left(tmp_path, 
     assert cli("--config", str(config), "tools").returncode == 0
     assert offered("call", "mcp__docs__") == ["mcp__docs__get_version", "mcp__docs__search"]
     assert offered("--sign") == ["--sign-in"]
+
+
+def test_the_readme_s_cli_section_has_every_command_with_an_example():
+    from harness import app
+
+    text = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    section = text[text.index("## Your own servers: the CLI"):text.index("## Limits")]
+    commands = next(a for a in app.parser()._actions if a.dest == "command")
+    missing = [c.dest for c in commands._choices_actions if not any(row.startswith(f"| `{c.dest}` |") and f"mcp-course " in row
+                                                                     for row in section.splitlines())]
+    assert not missing and "| `--version` |" in section, f"expected a row with an example for each command, missing: {missing}"

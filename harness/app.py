@@ -90,12 +90,10 @@ import json
 import os
 import sys
 import time
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, TextIO
 
 from harness import config, echo, naming, nesting, schemas, signals
-from harness.client import Offers
 from harness.cli_types import Parser, existing_folder, positive
 from harness.errors import ConfigError, HarnessError, ToolError, UsageError
 from harness.hub import Change, Hub
@@ -265,8 +263,11 @@ def main(argv: list[str] | None = None, out: TextIO | None = None, err: TextIO |
                     return signin.logout(server, _token_store(args), out)
                 return signals.run(lambda: _login(args, server, out, err), trap)
             if args.command == "chat":
-                model, prompt = _chat_model(args)
-                return signals.run(lambda: _chat(args, paths, servers, model, prompt, out), trap)
+                from harness.commands import chat
+
+                model, prompt = chat.model(args)
+                options = lambda answers, live, transcript: _stack_options(args, answers, live, transcript)  # noqa: E731
+                return signals.run(lambda: chat.chat(args, paths, servers, model, prompt, out, options), trap)
             return signals.run(lambda: _run(args, _needed(args, servers), arguments, out, err), trap)
     except (UsageError, ConfigError) as exc:
         print(f"error: {exc}", file=err)
@@ -317,7 +318,9 @@ async def _run(args: argparse.Namespace, servers: list[config.ServerConfig], arg
             return max(strict, _servers(_rows(hub, servers, args.prog), args.json, out))
         failed = _failures(hub, err, args.prog)  # said first: a listing of what did connect follows, and the exit code says it
         if args.command in ("resources", "read", "prompts", "prompt"):
-            return max(failed, await _offers(hub, args, arguments, out))
+            from harness.commands import offers
+
+            return max(failed, await offers.offers(hub, args, arguments, out))
         names = naming.assign(naming.pairs(hub.clients.values()))
         if args.command == "tools":
             return max(strict, _tools(hub, names, args.json, out))  # the failures are said; `tools` still lists what connected
@@ -455,100 +458,6 @@ def _failures(hub: Hub, err: TextIO, prog: str) -> int:
             err.write(f"error: server '{name}': {signin.hint(prog, name)}\n")
             code = max(code, 1)
     return code
-
-
-def _chat_model(args: argparse.Namespace) -> tuple[Any, str]:
-    from harness.model import Scenario, ScriptedModel, live_model
-
-    if args.live:
-        prompt = args.prompt
-        if prompt is None:
-            prompt = input("you> ") if sys.stdin.isatty() else sys.stdin.read()
-        if not prompt.strip():
-            raise UsageError("chat --live: the prompt is empty (give --prompt TEXT, or type one)")
-        return live_model(args.model), prompt
-    if args.prompt is not None or args.model is not None:
-        raise UsageError("--prompt and --model go with --live: the scripted model replays its scenario")
-    if not args.scenario.is_file():
-        raise UsageError(f"--scenario: no such file: {args.scenario}")
-    scenario = Scenario.load(args.scenario, str(args.scenario))
-    return ScriptedModel(scenario), scenario.prompt
-
-
-CHAT_SYSTEM = "You are a coding agent. Use the tools to answer; be brief."
-
-
-async def _chat(args: argparse.Namespace, paths: config.Paths, servers: list[config.ServerConfig], model: Any, prompt: str,
-                out: TextIO) -> int:
-    from harness.loop import run_agent
-    from harness.model import ScriptedModel
-    from harness.stack import Stack
-    from harness.tools import Workspace
-    from harness.transcript import Transcript
-
-    transcript = Transcript(out)
-    scripted = (list(model.scenario.answers) if isinstance(model, ScriptedModel) else []) + list(args.answer)
-    watched = {"watch": args.config[0], "reread": lambda: config.load(paths, args.config), "watch_shown": str(args.config[0])} \
-        if len(args.config) == 1 else {}  # one file to watch: its edits apply between turns
-    async with Stack(servers, transcript, **watched, **_stack_options(args, scripted, model if args.live else None, transcript)) as stack:
-        await stack.connect_all()
-        private = [stack.token_store] if stack.token_store is not None else []
-        builtins = Workspace(args.workspace).keep_out(*private).tools() if args.workspace else []  # the tools never reach the tokens
-        await run_agent(model, prompt, stack.pool(CHAT_SYSTEM, builtins, report=transcript.note), transcript, args.max_turns, stack.policy)
-    return 0
-
-
-async def _offers(hub: Hub, args: argparse.Namespace, arguments: dict[str, Any], out: TextIO) -> int:
-    from harness import resources
-
-    def show(value: Any, text: str) -> int:
-        out.write((json.dumps(value, indent=1, ensure_ascii=False) if args.json else text) + "\n")
-        return 0
-
-    if args.command == "resources":
-        rows = resources.resource_rows(hub)
-        return show(rows, "\n".join(f"{r['server']}  {r['uri']}{'  (template)' if r['template'] else ''}  {r['description']}"
-                                     for r in rows) or "no resources")
-    if args.command == "prompts":
-        rows = resources.prompt_rows(hub)
-        return show(rows, "\n".join(f"{r['server']}/{r['name']}({', '.join(a['name'] for a in r['arguments'])})  {r['description']}"
-                                     for r in rows) or "no prompts")
-    offering = {n: c for n, c in hub.clients.items() if isinstance(c, Offers)}
-    if args.command == "read":
-        server = args.server or _lister(offering, args.uri)
-        if server not in offering:
-            raise UsageError(f"--server: no connected server '{server}'" + (" that offers resources" if server in hub.clients else ""))
-        try:
-            contents = await offering[server].read_resource(args.uri)
-        except ToolError as exc:
-            raise HarnessError(str(exc)) from None
-        text = "\n".join(c.get("text", f"[binary {c.get('mimeType', 'data')}]") for c in contents)
-        return show({"server": server, "uri": args.uri, "contents": contents}, text)
-    server, _, name = args.name.rpartition("/")
-    found = [r for r in resources.prompt_rows(hub) if r["name"] == name and server in ("", r["server"])]
-    if len(found) != 1:
-        known = ", ".join(f"{r['server']}/{r['name']}" for r in resources.prompt_rows(hub)) or "none"
-        reason = "is offered by several servers: name it as SERVER/NAME" if found else "is not offered"
-        raise UsageError(f"prompt '{args.name}' {reason} (prompts: {known})")
-    if not all(isinstance(v, str) for v in arguments.values()):
-        raise UsageError("JSON_ARGS: a prompt's arguments are strings")
-    client = offering[found[0]["server"]]  # prompt_rows lists only servers that offer
-    try:
-        expanded = await client.get_prompt(name, arguments)
-        text = await resources.expand(client, name, arguments)
-    except ToolError as exc:
-        raise HarnessError(str(exc)) from None
-    return show({"server": found[0]["server"], "name": name, **expanded, "text": text}, text)
-
-
-def _lister(offering: Mapping[str, Offers], uri: str) -> str:
-    """The server that lists ``uri``, or whose template's fixed start it has; a usage error if none or several."""
-    listed = sorted({n for n, c in offering.items() for r in c.resources if r["uri"] == uri})
-    if not listed:
-        listed = sorted({n for n, c in offering.items() for t in c.resource_templates if uri.startswith(t["uriTemplate"].split("{", 1)[0])})
-    if len(listed) != 1:
-        raise UsageError(f"no single server lists {uri}" + (f" ({', '.join(listed)}): give --server" if listed else ": give --server"))
-    return listed[0]
 
 
 def _progress(err: TextIO) -> Any:

@@ -97,3 +97,21 @@ def test_a_connect_timeout_of_an_npx_server_hints_at_its_first_download():
                                                          "run 'npx -y @modelcontextprotocol/server-memory' once by hand")
     assert doctor.first_run_hint(spec, "server 'memory': exited with code 1") == ""
     assert doctor.first_run_hint(ServerSpec("x", "stdio", command="python3"), error) == ""
+
+
+def test_doctor_without_config_reads_the_scopes_with_their_approvals(tmp_path):
+    project, home = tmp_path / "project", tmp_path / "home"
+    project.mkdir()
+    home.mkdir()
+    (project / ".mcp.json").write_text(json.dumps({"mcpServers": {"docs": server("docs")}}), encoding="utf-8")
+    argv = ("--home", str(home), "doctor")
+    done = cli(*argv, cwd=project)
+    assert done.returncode == 0, done
+    assert f"note: server 'docs' ({project.resolve() / '.mcp.json'}) is not approved for this project: 'mcp-course approve docs'" \
+        in done.stdout, done.stdout
+    assert cli("--home", str(home), "approve", "docs", cwd=project).returncode == 0
+    done = cli(*argv, cwd=project)
+    assert "ok: server 'docs': connected, 2 tools" in done.stdout and done.returncode == 0, done
+    (home / ".claude.json").write_text("{not json", encoding="utf-8")
+    broken = cli(*argv, cwd=project)
+    assert broken.returncode == 1 and f"problem: {home / '.claude.json'}: not valid JSON" in broken.stdout, broken

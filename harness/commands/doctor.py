@@ -81,9 +81,18 @@ def files_problems(paths: config.Paths, named: Sequence[Path]) -> tuple[list[str
             text = str(exc)
             problem = text[len(f"{f}: "):] if text.startswith(f"{f}: ") else text
             problems.append(Problem(str(f), None, None, problem, f"correct {f} (or leave it out) and run doctor again"))
+    shown = [str(f) for f in files]
     if problems and not named:
-        return [str(f) for f in files], problems, []  # the scopes are read together: one bad file stops them all
-    return [str(f) for f in files], problems, config.load(paths, good) if good or not named else []
+        return shown, problems, []  # the scopes are read together: one bad file stops them all
+    if named:
+        servers = config.load(paths, good) if good else []
+    else:
+        servers = config.load(paths)  # the scopes, with their approvals: not the files as if named
+    home = str(paths.home / ".claude.json")
+    for source in dict.fromkeys(s.source for s in servers):  # a file the config read that the list above lacks
+        if (home if source == "~/.claude.json" else source) not in shown:
+            shown.append(source)
+    return shown, problems, servers
 
 
 def static(servers: Iterable[config.ServerConfig], environ: Mapping[str, str] = os.environ,

@@ -235,40 +235,7 @@ def main(argv: list[str] | None = None, out: TextIO | None = None, err: TextIO |
     args = parse(argv, prog)
     try:
         with signals.trapped() as trap:  # from here a signal is one line and an exit code, whatever phase it lands in
-            if args.json and args.command not in JSON_COMMANDS:
-                raise UsageError(f"--json: '{args.command}' has no JSON output (it goes with {', '.join(JSON_COMMANDS)})")
-            if args.command == "completion":
-                return _completion(args.shell, prog, out)
-            arguments = _arguments(args) if args.command in ("call", "prompt") else {}
-            paths = config.Paths(home=args.home, cwd=Path.cwd(), managed=args.managed)
-            if args.command == "doctor":  # reads each file itself: a broken one is a finding, not the end
-                return signals.run(lambda: _doctor(args, paths, out, err), trap)
-            if args.command in ("approve", "deny"):
-                from harness.commands import approve
-
-                if args.config:
-                    raise UsageError(f"{args.command} answers for this folder's .mcp.json servers; it takes no --config")
-                return approve.answer(args.command, args.server, paths, out)
-            servers = config.load(paths, args.config)
-            if args.command == "_complete":  # for the completion scripts: names, and nothing started
-                from harness.commands import completion
-
-                out.write("".join(f"{name}\n" for name in completion.names(args.kind, servers)))
-                return 0
-            if args.command in ("login", "logout"):
-                from harness.commands import signin
-
-                server = signin.remote(servers, args.server)
-                if args.command == "logout":
-                    return signin.logout(server, _token_store(args), out)
-                return signals.run(lambda: _login(args, server, out, err), trap)
-            if args.command == "chat":
-                from harness.commands import chat
-
-                model, prompt = chat.model(args)
-                options = lambda answers, live, transcript: _stack_options(args, answers, live, transcript)  # noqa: E731
-                return signals.run(lambda: chat.chat(args, paths, servers, model, prompt, out, options), trap)
-            return signals.run(lambda: _run(args, _needed(args, servers), arguments, out, err), trap)
+            return _dispatch(args, trap, out, err)
     except (UsageError, ConfigError) as exc:
         print(f"error: {exc}", file=err)
         return 2
@@ -280,6 +247,44 @@ def main(argv: list[str] | None = None, out: TextIO | None = None, err: TextIO |
         return stop.code
     except BrokenPipeError:
         return signals.reader_left()
+
+
+def _dispatch(args: argparse.Namespace, trap: Any, out: TextIO, err: TextIO) -> int:
+    """One command, from the cheapest: those that start nothing first, then those that connect (under ``trap``)."""
+    if args.json and args.command not in JSON_COMMANDS:
+        raise UsageError(f"--json: '{args.command}' has no JSON output (it goes with {', '.join(JSON_COMMANDS)})")
+    if args.command == "completion":
+        return _completion(args.shell, args.prog, out)
+    arguments = _arguments(args) if args.command in ("call", "prompt") else {}
+    paths = config.Paths(home=args.home, cwd=Path.cwd(), managed=args.managed)
+    if args.command == "doctor":  # reads each file itself: a broken one is a finding, not the end
+        return signals.run(lambda: _doctor(args, paths, out, err), trap)
+    if args.command in ("approve", "deny"):
+        from harness.commands import approve
+
+        if args.config:
+            raise UsageError(f"{args.command} answers for this folder's .mcp.json servers; it takes no --config")
+        return approve.answer(args.command, args.server, paths, out)
+    servers = config.load(paths, args.config)
+    if args.command == "_complete":  # for the completion scripts: names, and nothing started
+        from harness.commands import completion
+
+        out.write("".join(f"{name}\n" for name in completion.names(args.kind, servers)))
+        return 0
+    if args.command in ("login", "logout"):
+        from harness.commands import signin
+
+        server = signin.remote(servers, args.server)
+        if args.command == "logout":
+            return signin.logout(server, _token_store(args), out)
+        return signals.run(lambda: _login(args, server, out, err), trap)
+    if args.command == "chat":
+        from harness.commands import chat
+
+        model, prompt = chat.model(args)
+        options = lambda answers, live, transcript: _stack_options(args, answers, live, transcript)  # noqa: E731
+        return signals.run(lambda: chat.chat(args, paths, servers, model, prompt, out, options), trap)
+    return signals.run(lambda: _run(args, _needed(args, servers), arguments, out, err), trap)
 
 
 def _arguments(args: argparse.Namespace) -> dict[str, Any]:

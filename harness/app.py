@@ -16,7 +16,7 @@ repeatable; with none, Claude Code's scopes from the current folder: see
 ``harness.config``), connects the servers the command needs at once, on the stack every
 lesson builds on (``harness.stack``), and then:
 
-    servers   each server: scope, transport, state, and its tools or why it has none
+    servers   each server: scope, transport, state, era, and its tools or why it has none
               (needs-auth: the login command to run)
     tools     the pool a model would get: model-facing name, server, tool, description
     call      one tool by its model-facing name (mcp__server__tool), arguments as JSON,
@@ -59,12 +59,12 @@ runs). Files a result spills go to ``$XDG_STATE_HOME/mcp-course/output`` (one fo
 run) unless chat has a workspace.
 
 ``--json`` prints data instead: ``servers`` a list of ``{name, scope, transport, state,
-error, tools}``; ``tools`` a list of ``{name, server, tool, description, annotations,
-input_schema}``; ``call`` ``{is_error, content, structured}``; ``resources`` a list of
-``{server, uri, name, mime_type, description, template}``; ``read`` ``{server, uri,
-contents}``; ``prompts`` a list of ``{server, name, description, arguments}``; ``prompt``
-``{server, name, description, messages, text}``; ``doctor`` ``{files, problems, notes,
-servers}``. While servers connect, a terminal shows each one's state as it changes (on
+error, tools, era}`` (era: the protocol version a connected server speaks, s34);
+``tools`` a list of ``{name, server, tool, description, annotations, input_schema}``;
+``call`` ``{is_error, content, structured}``; ``resources`` a list of ``{server, uri,
+name, mime_type, description, template}``; ``read`` ``{server, uri, contents}``;
+``prompts`` a list of ``{server, name, description, arguments}``; ``prompt`` ``{server,
+name, description, messages, text}``; ``doctor`` ``{files, problems, notes, servers}``. While servers connect, a terminal shows each one's state as it changes (on
 stderr; never with ``--json`` or when stderr is not a terminal). Real URLs and paths are
 printed; secrets never are.
 
@@ -320,7 +320,7 @@ async def _run(args: argparse.Namespace, servers: list[config.ServerConfig], arg
             completion.remember(servers, {name: [t["name"] for t in client.tools] for name, client in hub.clients.items()
                                           if hub.entries[name].state is State.CONNECTED})
         if args.command == "servers":
-            return max(strict, _servers(_rows(hub, servers, args.prog), args.json, out))
+            return max(strict, _servers(_with_eras(_rows(hub, servers, args.prog), hub), args.json, out))
         failed = _failures(hub, err, args.prog)  # said first: a listing of what did connect follows, and the exit code says it
         if args.command in ("resources", "read", "prompts", "prompt"):
             from harness.commands import offers
@@ -487,6 +487,13 @@ def _rows(hub: Hub, servers: list[config.ServerConfig], prog: str) -> list[dict[
     return rows
 
 
+def _with_eras(rows: list[dict[str, Any]], hub: Any) -> list[dict[str, Any]]:
+    """Each row with ``era``: the protocol version its server speaks (s34), None when it is not connected."""
+    from harness import era
+
+    return [{**row, "era": era.of(hub.entries[row["name"]].client)} for row in rows]
+
+
 def _servers(rows: list[dict[str, Any]], as_json: bool, out: TextIO) -> int:
     if as_json:
         out.write(json.dumps(rows, indent=1) + "\n")
@@ -502,7 +509,7 @@ def _servers(rows: list[dict[str, Any]], as_json: bool, out: TextIO) -> int:
 def _server_line(r: dict[str, Any], width: int) -> str:
     """One row of ``servers``, as a terminal shows it."""
     detail = echo.text(r["error"]) if r["error"] else f"{len(r['tools'])} tools: {echo.names(r['tools'])}"  # a terminal gets server text escaped
-    return f"{r['name']:<{width}}  {r['scope']:<10} {r['transport'] or '-':<6} {r['state']:<10} {detail}"
+    return f"{r['name']:<{width}}  {r['scope']:<10} {r['transport'] or '-':<6} {r['state']:<10} {r['era'] or '-':<10} {detail}"
 
 
 def _tools(hub: Hub, names: naming.NameMap, as_json: bool, out: TextIO) -> int:

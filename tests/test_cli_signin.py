@@ -41,7 +41,8 @@ def test_login_then_call_uses_the_stored_token_kept_private_outside_the_workspac
     config = ("--config", "cline_mcp_settings.json", "--home", str(tmp_path))
     before = cli(*config, "servers", cwd=project)
     assert before.returncode == 0, before
-    assert "needs-auth needs authorization: sign in with 'mcp-course login docs'" in before.stdout, before.stdout
+    [row] = [line for line in before.stdout.splitlines() if line.startswith("docs ")]
+    assert row.split()[3] == "needs-auth" and row.endswith(" needs authorization: sign in with 'mcp-course login docs'"), before.stdout
 
     signed = cli(*config, "--sign-in", "auto", "login", "docs", cwd=project)
     assert (signed.returncode, signed.stdout) == (0, "docs: signed in; 3 tools: search, get_version, publish\n"), signed

@@ -1,6 +1,6 @@
 """What the user CLI takes for reading configs: ``--format NAME`` and ``--input ID=VALUE`` (issue 21).
 
-``add_arguments(parser)`` adds both options to the CLI's parser; ``options(args, err)`` is
+``add_arguments(parser)`` adds both options to the CLI's parser (or through its ``add``); ``options(args, err)`` is
 what ``config.load`` then takes: the format, the input values, who answers the other VS
 Code inputs (the terminal, when stdin is one: a password is read without echo; each
 answer is kept with the ``--input`` values, so chat's reload of the file does not ask
@@ -15,18 +15,20 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from typing import Any, TextIO
 
 from harness.config.formats import readers
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
+def add_arguments(parser: Any, add: Callable[..., Any] | None = None) -> None:
+    """``--format`` and ``--input`` on ``parser``, or through ``add`` (``add_argument``'s signature) when given."""
+    add = add or parser.add_argument
     names = [r.name for r in readers()]
-    parser.add_argument("--format", choices=names, metavar="NAME",
-                        help=f"read every --config file in this format ({', '.join(names)}); default: from each file's name "
-                             "and content")
-    parser.add_argument("--input", action="append", default=[], type=_input, metavar="ID=VALUE",
-                        help="the value of a VS Code input (${input:ID}); default: asked on the terminal")
+    add("--format", dest="format", choices=names, default=None, metavar="NAME",
+        help=f"read every --config file in this format ({', '.join(names)}); default: from each file's name and content")
+    add("--input", dest="input", action="append", default=[], type=_input, metavar="ID=VALUE",
+        help="the value of a VS Code input (${input:ID}); default: asked on the terminal")
 
 
 def _input(text: str) -> tuple[str, str]:

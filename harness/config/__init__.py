@@ -10,6 +10,7 @@ One module per part, in the order a file is read:
     cli        --format NAME and --input ID=VALUE for the user CLI: ``add_arguments``, ``options``
     toolfilter the tools a config leaves out (includeTools, disabled_tools...), as a connection mechanism
     policy     the enterprise allow and deny lists (``managed-settings.json``)
+    fields     the fields of later mechanisms (autoApprove, maxOutputTokens, protocol), checked in their words
     scopes     enterprise, user, project (approved), local, or ``--config`` files; ``load``, ``Paths``
     wiring     the configured servers into the hub: ``add_to``, ``entry``, ``connector``, ``rows``
 

@@ -40,6 +40,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from harness.config.fields import checked
 from harness.config.policy import apply_policy
 from harness.config.formats import Ask, ServerConfig, Source, Warn, parse_servers, read_file, read_json, readers
 from harness.errors import ConfigError
@@ -79,7 +80,7 @@ def load(paths: Paths, files: Iterable[Path] = (), *, fmt: str | None = None, in
                                                                f"the one in {later.source} is used (the later --config file wins)"))
     else:
         chosen = _scoped(paths, source, warn)
-    return apply_policy(chosen, paths.managed)
+    return [checked(s) for s in apply_policy(chosen, paths.managed)]  # a later mechanism's field, as it would read it
 
 
 def _said(warn: Warn | None, text: str) -> None:

@@ -1,0 +1,151 @@
+"""s35: the capstone. The whole hub in one loop, on the course's servers or on your own config.
+
+New here: nothing in the harness but `harness/survey.py`. This run is the user CLI's
+`chat` (the same `Stack`, every part on, the same loop) on a config written the way a
+Claude Code user writes one: a user scope (~/.claude.json) and a project .mcp.json,
+with an enterprise policy beside them. It holds the course's servers over stdio
+(deploy, media, desk), SSE (handbook) and Streamable HTTP (notes, and docs behind OAuth),
+one broken entry (wiki has no command) and one blocked server (shell). In one run:
+
+- every server connects at once, each state shown; wiki and shell cost only themselves;
+- docs needs authorization: the model signs in through mcp__docs__authenticate;
+- deploy crashes on its second call: failed, then pending with a backoff wait, then
+  spawned again when the model calls it;
+- the user fixes wiki's entry in .mcp.json; the edit is applied before the next turn;
+- the conversation starts from handbook's summarize prompt; the model reads a resource;
+- add_note is not marked read-only: the user answers "always", and the next one runs
+  unasked; media's chart is an image block and its report is cut at the cap and spilled;
+- desk asks for a form while a call runs;
+- notes forgets its sessions after two calls: the third re-initializes and is retried.
+The run ends with every server closed, and says how many processes are left: none.
+
+With --config FILE the same loop runs on your own mcpServers file. Without a --scenario of
+yours, the scripted model (harness/survey.py) lists your servers and tools, calls one
+read-only tool per server, and sums up; anything not read-only is asked about first
+(and with nobody at the terminal, the answer is no).
+
+Not here: the connect_mcp tool (s20), since every server comes from the files.
+Not yet: one server per protocol era (s34's 2026-07-28 beside the handshake).
+
+New module: harness/survey.py
+
+Run: python lessons/s35/code.py                      (offline: scripted model and answers)
+     python lessons/s35/code.py --wire               (and every JSON-RPC frame)
+     python lessons/s35/code.py --config FILE        (your own servers, surveyed read-only)
+     python lessons/s35/code.py --config FILE --live (your own servers, the real model)
+"""
+
+import dataclasses
+import json
+import os
+import shutil
+import sys
+from contextlib import AsyncExitStack
+from pathlib import Path
+
+from harness import config, lesson, wire
+
+BASE = "You are a coding agent. Use the tools to answer; be brief."
+HERE = Path(__file__).resolve().parent / "config"
+NETWORK = {"handbook": ("HANDBOOK_URL", "sse", ()), "notes": ("NOTES_URL", "http", ("--forget-sessions-after", "2")),
+           "docs": ("DOCS_URL", "http", ())}  # started before the agent, like remote servers; docs behind OAuth
+FIX_BEFORE_TURN = 5  # the user fixes wiki's entry before the model's fifth turn
+WIKI_FIXED = {"command": "${PYTHON}", "args": ["-m", "mock_servers.serve", "acme wiki", "--transport", "stdio"]}
+
+
+def lay_out(root: Path) -> config.Paths:
+    """lessons/s35/config/ copied into the workspace: a home, a project and a managed folder, as a user has them."""
+    shutil.copytree(HERE, root, dirs_exist_ok=True)
+    user = root / "home" / ".claude.json"  # the project's approvals are keyed by its path, which only now exists
+    user.write_text(user.read_text(encoding="utf-8").replace("{project}", json.dumps(str(root / "project"))[1:-1]), encoding="utf-8")
+    return config.Paths(home=root / "home", cwd=root / "project", managed=root / "managed")
+
+
+def fix_wiki(project: Path) -> None:
+    """What the user does in their editor: give wiki the command it lacked."""
+    path = project / ".mcp.json"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["mcpServers"]["wiki"] = WIKI_FIXED
+    path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+
+
+def left_running() -> int:
+    """How many child processes this process still has (Linux's /proc; 0 where it cannot tell)."""
+    children = Path(f"/proc/{os.getpid()}/task")
+    try:
+        return sum(len((task / "children").read_text().split()) for task in children.iterdir())
+    except OSError:
+        return 0
+
+
+async def session(run: lesson.Run) -> None:
+    from harness import auth, elicit, permissions, resources, survey
+    from harness.ask import Ask
+    from harness.stack import Stack  # the SDK: after the command line is parsed
+    from mock_servers.launch import serve_http
+
+    args = run.args
+    own = args.config is not None
+    with wire.recording(run.transcript, args) as tap:
+        async with AsyncExitStack() as started:  # the network servers: stopped after the stack is closed
+            if own:
+                paths = config.Paths(cwd=Path.cwd())  # the file replaces the scopes; the enterprise policy still applies
+                files, watched, environ = [args.config], args.config, os.environ
+                if not args.live and args.scenario is None:  # no script of the user's own: survey their servers
+                    run = dataclasses.replace(run, model=survey.Survey(), prompt=survey.PROMPT)
+            else:
+                paths = lay_out(run.workspace.root)
+                files, watched, environ = [], paths.cwd / ".mcp.json", {"PYTHON": sys.executable}
+                for name, (variable, transport, flags) in NETWORK.items():
+                    module = "mock_servers.protected" if name == "docs" else None
+                    url = await started.enter_async_context(serve_http(name, transport, *flags, module=module))
+                    environ[variable] = url
+                    run.transcript.note(f"{name} is listening at {url} ({transport}{', OAuth' if module else ''}): ${{{variable}}} in the config")
+            servers = config.load(paths, files)
+            for source in sorted({s.source for s in servers}):
+                run.transcript.note(f"read {source}: {', '.join(s.name for s in servers if s.source == source)}")
+            # The answers: the scenario's, else the terminal's (--live), else nobody's (no); one list for both kinds of question.
+            answers = getattr(getattr(run.model, "scenario", None), "answers", None)
+            script = elicit.Script(answers) if answers and not args.live else None
+            asker = elicit.Asker(transcript=run.transcript, ask=Ask.terminal_or_nobody(script))
+            async with Stack(servers, run.transcript, environ=environ, tap=tap,
+                             watch=watched, reread=lambda: config.load(paths, files), watch_shown=watched.name,
+                             browser=auth.auto_browser, prompter=permissions.Asking(Ask.terminal_or_nobody(script)),
+                             spill=run.workspace.root / ".mcp-output", spill_shown_as=".mcp-output",
+                             asker=asker, sampler=elicit.Sampler(run.model, asker, script),
+                             roots=elicit.Roots(run.workspace.root)) as stack:
+                await stack.connect_all()  # all at once; each state change is a line
+                for row in config.rows(stack.hub, servers):
+                    detail = f": {row['error']}" if row["error"] else f": {len(row['tools'])} tools" if row["state"] == "connected" else ""
+                    run.transcript.note(f"{row['name']} ({row['scope']}, {row['transport'] or 'no transport'}): {row['state']}{detail}")
+                prompt = run.prompt
+                if not own and not args.prompt and "handbook" in stack.hub.clients:
+                    run.transcript.note("the user picks handbook's summarize prompt with title=onboarding, after their request")
+                    prompt += "\n\n" + await resources.expand(stack.hub.clients["handbook"], "summarize", {"title": "onboarding"})
+                private = [stack.token_store] if stack.token_store is not None else []
+                rebuilt, turns = stack.pool(BASE, run.workspace.keep_out(*private).tools()), 0
+
+                async def turn():
+                    nonlocal turns
+                    turns += 1
+                    if turns == FIX_BEFORE_TURN and not own:
+                        fix_wiki(paths.cwd)
+                        run.transcript.note("the user gives wiki its command in .mcp.json")
+                    return await rebuilt()
+
+                await dataclasses.replace(run, prompt=prompt).agent(turn, stack.policy)
+        run.transcript.note(f"every server is closed: {left_running()} processes left running")
+
+
+def options(parser) -> None:
+    wire.options(parser)
+    parser.add_argument("--config", type=Path, metavar="FILE",
+                        help="run on your own mcpServers file (.mcp.json, ~/.claude.json, cline_mcp_settings.json, ...)")
+
+
+def main(argv=None, out=sys.stdout) -> int:
+    return lesson.run_lesson(__file__, __doc__, argv, out, session, options)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

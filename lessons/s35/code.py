@@ -44,6 +44,7 @@ from contextlib import AsyncExitStack
 from pathlib import Path
 
 from harness import config, lesson, wire
+from harness.errors import UsageError
 
 BASE = "You are a coding agent. Use the tools to answer; be brief."
 HERE = Path(__file__).resolve().parent / "config"
@@ -69,13 +70,12 @@ def fix_wiki(project: Path) -> None:
     path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
 
 
-def left_running() -> int:
-    """How many child processes this process still has (Linux's /proc; 0 where it cannot tell)."""
-    children = Path(f"/proc/{os.getpid()}/task")
+def children() -> set[str]:
+    """This process's children, by pid (Linux's /proc; none where it cannot tell)."""
     try:
-        return sum(len((task / "children").read_text().split()) for task in children.iterdir())
+        return {pid for task in Path(f"/proc/{os.getpid()}/task").iterdir() for pid in (task / "children").read_text().split()}
     except OSError:
-        return 0
+        return set()
 
 
 async def session(run: lesson.Run) -> None:
@@ -86,6 +86,9 @@ async def session(run: lesson.Run) -> None:
 
     args = run.args
     own = args.config is not None
+    if own and not args.config.is_file():
+        raise UsageError(f"--config: no such file: {args.config}")
+    already = children()  # a test runs the lesson in its own process, beside what it started
     with wire.recording(run.transcript, args) as tap:
         async with AsyncExitStack() as started:  # the network servers: stopped after the stack is closed
             if own:
@@ -134,7 +137,7 @@ async def session(run: lesson.Run) -> None:
                     return await rebuilt()
 
                 await dataclasses.replace(run, prompt=prompt).agent(turn, stack.policy)
-        run.transcript.note(f"every server is closed: {left_running()} processes left running")
+        run.transcript.note(f"every server is closed: {len(children() - already)} processes left running")
 
 
 def options(parser) -> None:

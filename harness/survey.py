@@ -5,9 +5,9 @@ from the pool it is handed, so it runs on anybody's servers (s35's ``--config FI
 
 1. the first turn lists every server's tools, and calls the first planned tool;
 2. each later turn calls the next one: per server, one tool its server marks
-   ``readOnlyHint`` (the first that needs no arguments, else the first whose required
-   arguments can be made from the schema: a default, an enum, an example, else a plain
-   value of the type);
+   ``readOnlyHint``, the first of those with the fewest required arguments, each made from
+   the schema (a default, an enum, an example; else a value for a well-known name, such as
+   ``.`` for a path, or a plain value of the type);
 3. the last turn sums up: per server, its tools, what was called and how it went, and the
    tools left alone because they are not marked read-only (the permissions part would ask
    before any of them).
@@ -73,12 +73,11 @@ def needs_sign_in(tools: Sequence[Tool]) -> bool:
 
 
 def pick(tools: Sequence[Tool]) -> Tool | None:
-    """The server's tool to try: read-only, needing no arguments if one does; None when none is read-only."""
+    """The server's tool to try: read-only, with the fewest required arguments; None when none is read-only."""
     if needs_sign_in(tools):
         return None
-    read_only = [t for t in tools if t.read_only]
-    bare = [t for t in read_only if not (t.input_schema.get("required") or [])]
-    return (bare or read_only or [None])[0]
+    read_only = sorted((t for t in tools if t.read_only), key=lambda t: len(t.input_schema.get("required") or []))  # stable: pool order
+    return read_only[0] if read_only else None
 
 
 def arguments(schema: Mapping[str, Any]) -> dict[str, Any]:

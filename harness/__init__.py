@@ -38,6 +38,7 @@ Modules follow lesson order; an earlier module never imports a later one.
     output        s32  every result block to what a tool_result holds; the cap and its spill
     elicit        s33  elicitation, sampling, roots; the input-required rounds
     stack         root the one composition root: config -> hub -> connectors -> pool -> policy
+    survey        s35  a scripted model for any config: one read-only call per server, a summary
     app           CLI  python -m harness (mcp-course): servers, tools, call, resources, prompts, chat
     conformance   CI   the harness as a client for the official MCP conformance suite
 

@@ -40,11 +40,11 @@ import json
 import os
 import shutil
 import sys
-from contextlib import AsyncExitStack
+from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
 
 from harness import config, lesson, wire
-from harness.errors import UsageError
+from harness.errors import ServerError, UsageError
 
 BASE = "You are a coding agent. Use the tools to answer; be brief."
 HERE = Path(__file__).resolve().parent / "config"
@@ -78,11 +78,49 @@ def children() -> set[str]:
         return set()
 
 
+@asynccontextmanager
+async def served(wanted):
+    """The network servers, started all at once (their start-ups overlap); their URLs by name while the block lasts."""
+    import anyio
+
+    from mock_servers.launch import serve_http
+
+    urls, failed, stop, body_error = {}, [], anyio.Event(), None
+
+    async def one(name, transport, flags, ready):
+        try:
+            async with serve_http(name, transport, *flags, module="mock_servers.protected" if name == "docs" else None) as url:
+                urls[name] = url
+                ready.set()
+                await stop.wait()
+        except ServerError as exc:
+            failed.append(exc)
+        finally:
+            ready.set()
+
+    async with anyio.create_task_group() as group:
+        readies = {name: anyio.Event() for name in wanted}
+        for name, (_, transport, flags) in wanted.items():
+            group.start_soon(one, name, transport, flags, readies[name])
+        for ready in readies.values():
+            await ready.wait()
+        try:
+            if not failed:
+                yield urls
+        except BaseException as exc:  # re-raised below, bare: not in the task group's ExceptionGroup
+            body_error = exc
+        finally:
+            stop.set()
+    if body_error is not None:
+        raise body_error
+    if failed:
+        raise failed[0]
+
+
 async def session(run: lesson.Run) -> None:
     from harness import auth, elicit, permissions, resources, survey
     from harness.ask import Ask
     from harness.stack import Stack  # the SDK: after the command line is parsed
-    from mock_servers.launch import serve_http
 
     args = run.args
     own = args.config is not None
@@ -99,11 +137,10 @@ async def session(run: lesson.Run) -> None:
             else:
                 paths = lay_out(run.workspace.root)
                 files, watched, environ = [], paths.cwd / ".mcp.json", {"PYTHON": sys.executable}
-                for name, (variable, transport, flags) in NETWORK.items():
-                    module = "mock_servers.protected" if name == "docs" else None
-                    url = await started.enter_async_context(serve_http(name, transport, *flags, module=module))
-                    environ[variable] = url
-                    run.transcript.note(f"{name} is listening at {url} ({transport}{', OAuth' if module else ''}): ${{{variable}}} in the config")
+                urls = await started.enter_async_context(served(NETWORK))
+                for name, (variable, transport, _) in NETWORK.items():
+                    environ[variable] = urls[name]
+                    run.transcript.note(f"{name} is listening at {urls[name]} ({transport}{', OAuth' if name == 'docs' else ''}): ${{{variable}}} in the config")
             servers = config.load(paths, files)
             for source in sorted({s.source for s in servers}):
                 run.transcript.note(f"read {source}: {', '.join(s.name for s in servers if s.source == source)}")

@@ -101,3 +101,44 @@ def test_a_signal_at_any_moment_leaves_nothing(mode, signum, moment, tmp_path):
                       + "\n".join(f"  {p}" for p in left) + f"\n{result}")
     assert sorted(os.listdir(tmp)) == [], f"expected no temporary folder left after {signum.name} ({moment})\n{result}"
     assert "Traceback" not in result.stderr, result
+
+
+SCENARIO = """\
+prompt: Deploy web to staging and tell me the docs version.
+answers: ["yes"]
+turns:
+  - text: Deploying.
+    tool_calls:
+      - {name: mcp__deploy__trigger, input: {service: web}}
+  - text: The version.
+    tool_calls:
+      - {name: mcp__docs__get_version, input: {}}
+  - text: Done.
+"""
+
+
+def test_s35_runs_the_loop_the_cli_chat_runs(tmp_path):
+    """The same config and scenario through ``python -m harness chat`` and through s35 give the same run.
+
+    s35 adds its notes (what it read, each server's state after the connects, the count at
+    the end) and the workspace's file tools; the CLI lists what the model sees. Every other
+    line is the same, in the same order.
+    """
+    config = user_config(tmp_path)
+    (tmp_path / "scenario.yaml").write_text(SCENARIO, encoding="utf-8")
+    env = lesson_env(XDG_STATE_HOME=str(tmp_path / "state"), TMPDIR=str(tmp_path))
+
+    def run(*argv: str) -> list[str]:
+        result = subprocess.run([sys.executable, *argv], cwd=tmp_path, capture_output=True, text=True, env=env,
+                                stdin=subprocess.DEVNULL, timeout=RUN)
+        assert result.returncode == 0, result.stdout + result.stderr
+        return result.stdout.splitlines()
+
+    chat = run("-m", "harness", "--config", str(config), "--managed", str(tmp_path / "no-policy"), "chat", "--scenario", "scenario.yaml")
+    ours = run(str(CODE), "--config", str(config), "--scenario", "scenario.yaml")
+    seen = chat.index("note: the model sees:")  # and one indented line per tool after it
+    end = next(i for i in range(seen + 1, len(chat)) if not chat[i].startswith("    "))
+    chat = chat[:seen] + chat[end:]
+    extra = ("note: read ", "note: broken (", "note: deploy (", "note: docs (", "note: every server is closed: ", "tools (")
+    assert [line for line in chat if not line.startswith("tools (")] == [line for line in ours if not line.startswith(extra)]
+    assert "  ?? mcp__deploy__trigger: destructive, as the server says: asked, scripted answered yes" in ours

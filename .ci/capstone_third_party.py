@@ -82,14 +82,15 @@ def main(argv: list[str] | None = None) -> int:
 def _survey(names: list[str], tmp: Path, procs: pinned.Processes) -> list[str]:
     """Run s35 --config on one file holding ``names``; what is wrong with its run, one line each."""
     fx = pinned._fixtures(tmp)
+    scratch = tmp / "tmp"  # the lesson's temporary folders go here, so none can go unseen
+    scratch.mkdir()
     env = {**os.environ, "THIRD_PARTY_CACHE": str(pinned.CACHE), "THIRD_PARTY_FOLDER": str(fx.folder),
-           "THIRD_PARTY_REPO": str(fx.repo), "TMPDIR": str(tmp)}
+           "THIRD_PARTY_REPO": str(fx.repo), "TMPDIR": str(scratch), "XDG_STATE_HOME": str(tmp / "state")}
     if "everything-http" in names:
         env["THIRD_PARTY_HTTP_PORT"] = str(pinned._start_http(tmp, procs))
     merged = {name: json.loads((pinned.PINS / f"{name}.mcp.json").read_text())["mcpServers"][name] for name in names}
     config = tmp / "capstone.mcp.json"
     config.write_text(json.dumps({"mcpServers": merged}, indent=2))
-    before = set(os.listdir(tmp))
     proc = subprocess.Popen([sys.executable, str(LESSON), "--config", str(config)], cwd=fx.repo, env=env,
                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
     try:
@@ -103,7 +104,7 @@ def _survey(names: list[str], tmp: Path, procs: pinned.Processes) -> list[str]:
     if proc.returncode != 0:
         return [f"s35 --config exited {proc.returncode}:\n{pinned._tail(out + err)}"] + problems
     problems += _problems(names, out)
-    left = sorted(set(os.listdir(tmp)) - before)
+    left = sorted(os.listdir(scratch))
     if left:
         problems.append(f"temporary folders left by s35: {', '.join(left)}")
     return problems

@@ -117,6 +117,15 @@ async def served(wanted):
         raise failed[0]
 
 
+async def desktop_browser(url: str) -> None:
+    """A sign-in to one of your servers: the page opens in your browser; its loopback callback gets the answer."""
+    import webbrowser
+
+    import anyio
+
+    await anyio.to_thread.run_sync(webbrowser.open, url)
+
+
 async def session(run: lesson.Run) -> None:
     from harness import auth, elicit, permissions, resources, survey
     from harness.ask import Ask
@@ -148,12 +157,15 @@ async def session(run: lesson.Run) -> None:
             answers = getattr(getattr(run.model, "scenario", None), "answers", None)
             script = elicit.Script(answers) if answers and not args.live else None
             asker = elicit.Asker(transcript=run.transcript, ask=Ask.terminal_or_nobody(script))
+            # Your own servers as the CLI has them: tokens kept in its store, a sign-in in your browser, no roots offered
+            # (a server keeps the folders its own entry names); the course's consent at once, in a store for this run.
+            yours = {"token_store": auth.default_store(), "browser": desktop_browser} if own else \
+                {"browser": auth.auto_browser, "roots": elicit.Roots(run.workspace.root)}
             async with Stack(servers, run.transcript, environ=environ, tap=tap,
                              watch=watched, reread=lambda: config.load(paths, files), watch_shown=watched.name,
-                             browser=auth.auto_browser, prompter=permissions.Asking(Ask.terminal_or_nobody(script)),
+                             prompter=permissions.Asking(Ask.terminal_or_nobody(script)),
                              spill=run.workspace.root / ".mcp-output", spill_shown_as=".mcp-output",
-                             asker=asker, sampler=elicit.Sampler(run.model, asker, script),
-                             roots=elicit.Roots(run.workspace.root)) as stack:
+                             asker=asker, sampler=elicit.Sampler(run.model, asker, script), **yours) as stack:
                 await stack.connect_all()  # all at once; each state change is a line
                 for row in config.rows(stack.hub, servers):
                     detail = f": {row['error']}" if row["error"] else f": {len(row['tools'])} tools" if row["state"] == "connected" else ""

@@ -10,8 +10,8 @@ Claude Code users write the same rule in `.claude/settings.json` (`permissions.d
 
 EDITS = {
     "lessons/s35/code.py": [(
-        "browser=auth.auto_browser, ",
-        "browser=auth.auto_browser, rules=permissions.Rules(deny=(\"mcp__notes__add_note\",)), ",
+        "prompter=permissions.Asking(Ask.terminal_or_nobody(script)),",
+        "prompter=permissions.Asking(Ask.terminal_or_nobody(script)), rules=permissions.Rules(deny=(\"mcp__notes__add_note\",)),",
     )],
 }
 RUN = ()

@@ -127,7 +127,7 @@ async def desktop_browser(url: str) -> None:
 
 
 async def session(run: lesson.Run) -> None:
-    from harness import auth, elicit, permissions, resources, survey
+    from harness import auth, elicit, era, permissions, resources, survey
     from harness.ask import Ask
     from harness.stack import Stack  # the SDK: after the command line is parsed
 
@@ -167,9 +167,11 @@ async def session(run: lesson.Run) -> None:
                              spill=run.workspace.root / ".mcp-output", spill_shown_as=".mcp-output",
                              asker=asker, sampler=elicit.Sampler(run.model, asker, script), **yours) as stack:
                 await stack.connect_all()  # all at once; each state change is a line
-                for row in config.rows(stack.hub, servers):
+                for row in config.rows(stack.hub, servers):  # as `python -m harness servers` lists them, each with its era (s34)
+                    speaks = era.of(stack.hub.entries[row["name"]].client)
                     detail = f": {row['error']}" if row["error"] else f": {len(row['tools'])} tools" if row["state"] == "connected" else ""
-                    run.transcript.note(f"{row['name']} ({row['scope']}, {row['transport'] or 'no transport'}): {row['state']}{detail}")
+                    run.transcript.note(f"{row['name']} ({row['scope']}, {row['transport'] or 'no transport'}"
+                                        f"{', ' + speaks if speaks else ''}): {row['state']}{detail}")
                 prompt = run.prompt
                 if not own and not args.prompt and "handbook" in stack.hub.clients:
                     run.transcript.note("the user picks handbook's summarize prompt with title=onboarding, after their request")

@@ -12,7 +12,9 @@ the temp git repository, so a tool that takes a repository path gets one (``.``)
 
 It checks:
 
-- the run exits 0, and every server is connected (the lesson's listing after the connects);
+- the run exits 0, and every server is connected (the lesson's listing after the connects,
+  which gives each one's protocol era too: the Python SDK's servers speak 2026-07-28,
+  server-everything the handshake era);
 - the summary has a line for every server, and each read-only tool it called answered
   without an error;
 - the survey called nothing that its server does not mark read-only;
@@ -100,7 +102,8 @@ def _survey(names: list[str], tmp: Path, procs: pinned.Processes) -> list[str]:
         raise pinned.Failure(f"s35 --config: not done after {RUN_TIMEOUT:.0f} s:\n{pinned._tail(output)}") from None
     problems = [f"left running after s35: {p}" for p in procs.sweep()]
     print(f"s35 --config {config.name} ({', '.join(names)}), exit {proc.returncode}:")
-    print(pinned._tail(_summary(out), 40))
+    listed = [line for line in out.splitlines() if any(line.startswith(f"note: {name} (") for name in names)]
+    print(pinned._tail("\n".join(listed) + "\n" + _summary(out), 60))  # each server's state and era, then the summary
     if proc.returncode != 0:
         return [f"s35 --config exited {proc.returncode}:\n{pinned._tail(out + err)}"] + problems
     problems += _problems(names, out)
@@ -115,7 +118,7 @@ def _problems(names: list[str], out: str) -> list[str]:
     problems = []
     lines = out.splitlines()
     for name in names:
-        if not any(re.match(rf"note: {re.escape(name)} \(file, \w+\): connected: \d+ tools$", line) for line in lines):
+        if not any(re.match(rf"note: {re.escape(name)} \(file, \w+(, [\d-]+)?\): connected: \d+ tools$", line) for line in lines):
             problems.append(f"server '{name}': not connected: {next((l for l in lines if l.startswith(f'note: {name} (')), 'not listed')}")
         row = next((l.strip() for l in lines if l.startswith(f"           - {name}: ")), None)
         if row is None:

@@ -4,8 +4,10 @@ New here: nothing in the harness but `harness/survey.py`. This run is the user C
 `chat` (the same `Stack`, every part on, the same loop) on a config written the way a
 Claude Code user writes one: a user scope (~/.claude.json) and a project .mcp.json,
 with an enterprise policy beside them. It holds the course's servers over stdio
-(deploy, media, desk), SSE (handbook) and Streamable HTTP (notes, and docs behind OAuth),
-one broken entry (wiki has no command) and one blocked server (shell). In one run:
+(deploy, media, desk, desk2026), SSE (handbook) and Streamable HTTP (notes, and docs behind
+OAuth), one broken entry (wiki has no command) and one blocked server (shell). desk and
+notes are pinned to the handshake era ("protocol": "2025-11-25"), desk2026 to 2026-07-28;
+the others negotiate theirs (s34). In one run:
 
 - every server connects at once, each state shown; wiki and shell cost only themselves;
 - docs needs authorization: the model signs in through mcp__docs__authenticate;
@@ -15,7 +17,8 @@ one broken entry (wiki has no command) and one blocked server (shell). In one ru
 - the conversation starts from handbook's summarize prompt; the model reads a resource;
 - add_note is not marked read-only: the user answers "always", and the next one runs
   unasked; media's chart is an image block and its report is cut at the cap and spilled;
-- desk asks for a form while a call runs;
+- desk asks for a form while a call runs; desk2026, which cannot send requests, answers
+  "input required" with a form instead, and the harness calls again with the answer;
 - notes forgets its sessions after two calls: the third re-initializes and is retried.
 The run ends with every server closed, and says how many processes are left: none.
 
@@ -25,7 +28,6 @@ read-only tool per server, and sums up; anything not read-only is asked about fi
 (and with nobody at the terminal, the answer is no).
 
 Not here: the connect_mcp tool (s20), since every server comes from the files.
-Not yet: one server per protocol era (s34's 2026-07-28 beside the handshake).
 
 New module: harness/survey.py
 

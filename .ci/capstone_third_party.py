@@ -2,9 +2,10 @@
 
     .venv/bin/python .ci/capstone_third_party.py
 
-The servers and their pins are ``.ci/third_party.py``'s, installed by its helpers (imported,
-not copied): server-everything over stdio and Streamable HTTP, server-filesystem,
-mcp-server-time and mcp-server-git. Their config files (``.ci/third_party/*.mcp.json``) are
+The servers and their pins are ``.ci/third_party.py``'s, every one it lists, installed by
+its helpers (imported, not copied): server-everything over stdio and Streamable HTTP,
+server-filesystem, mcp-server-time and mcp-server-git, and whatever it adds (today also
+server-memory and server-sequential-thinking). Their config files (``.ci/third_party/*.mcp.json``) are
 merged into one, as a user's ``.mcp.json`` would hold them, and
 ``python lessons/s35/code.py --config FILE`` runs on it with no scenario: the survey model
 lists every server's tools, calls one read-only tool per server, and sums up. It runs in

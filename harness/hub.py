@@ -32,7 +32,7 @@ connects a server again by hand. Not handled here: config files (s27), reload (s
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
+from collections.abc import Awaitable, Callable, ItemsView, Iterable, Iterator, Mapping
 from contextlib import nullcontext
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
@@ -113,6 +113,10 @@ class _Live(Mapping[str, Client]):
 
     def __len__(self) -> int:
         return len(self._live())
+
+    def items(self) -> ItemsView[str, Client]:  # type: ignore[override]
+        # One pass: Mapping's own items() looks each name up again, and each lookup reads every entry.
+        return self._live().items()
 
 
 class Hub:

@@ -1,7 +1,6 @@
-"""``python -m harness``: the user CLI (harness/app.py)."""
-
-import sys
+"""``python -m harness``: the user CLI (harness/app.py), ended through ``harness.exits`` (no teardown)."""
 
 from harness.app import main
+from harness.exits import exit_now
 
-sys.exit(main())
+exit_now(main())

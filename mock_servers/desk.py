@@ -19,7 +19,6 @@ Imports nothing from the harness.
 from __future__ import annotations
 
 import argparse
-import sys
 import warnings
 from typing import Any
 
@@ -118,4 +117,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from harness.exits import exit_now
+
+    exit_now(main())

@@ -519,4 +519,7 @@ def main(argv: list[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
+    from harness.exits import exit_now
+
     main()
+    exit_now(0)

@@ -287,4 +287,7 @@ def _positive(value: str) -> int:
 
 
 if __name__ == "__main__":
+    from harness.exits import exit_now
+
     main()
+    exit_now(0)

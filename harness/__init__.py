@@ -24,6 +24,7 @@ Modules follow lesson order; an earlier module never imports a later one.
     naming        s21  mcp__server__tool names: normalize, collide, hash, reverse
     pool          s22  tool pool assembly without cache
     wire          s23  the wire tap: every JSON-RPC frame, ids renumbered
+    sdk_half      s23  a program imports the SDK's client half or server half, not both
     transports/   s23  the registry (kinds and config aliases): stdio (s23), sse (s24), http (s25)
     guard         s23  between tap and session: unsendable frames refused, malformed tools dropped
     hooks         s23  Mechanism: the named hooks a later lesson plugs into a connection

@@ -1,6 +1,10 @@
-"""``python -m harness``: the user CLI (harness/app.py), ended through ``harness.exits`` (no teardown)."""
+"""``python -m harness``: the user CLI (harness/app.py), with the SDK's client half only (``harness.sdk_half``), ended through ``harness.exits``."""
 
-from harness.app import main
-from harness.exits import exit_now
+from harness import sdk_half
+
+sdk_half.load_only("client")
+
+from harness.app import main  # noqa: E402  (after load_only: app's SDK imports go through it)
+from harness.exits import exit_now  # noqa: E402
 
 exit_now(main())

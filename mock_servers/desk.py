@@ -36,7 +36,7 @@ LINK = "http://127.0.0.1:9/desk/link?account=acme"  # shown, never fetched: the 
 
 def build() -> Any:
     import mcp_types as types
-    from mcp.server.lowlevel import Server  # not mcp.server: see mock_servers.serve.server_side_sdk
+    from mcp.server.lowlevel import Server  # not mcp.server: its __init__ imports MCPServer (harness.sdk_half)
     from mcp.shared.exceptions import MCPError
 
     warnings.filterwarnings("ignore", message="The (sampling|roots|logging) capability is deprecated")

@@ -145,7 +145,7 @@ def build_server(definition: ServerDef, options: Options, counters: Counters) ->
 
     import anyio
     import mcp_types as types
-    from mcp.server.lowlevel import Server  # not mcp.server: its __init__ imports MCPServer (see server_side_sdk)
+    from mcp.server.lowlevel import Server  # not mcp.server: its __init__ imports MCPServer (harness.sdk_half)
 
     fixed = types.ListToolsResult(tools=[types.Tool.model_validate(t.listing()) for t in definition.tools])
 
@@ -455,26 +455,10 @@ def main(argv: list[str] | None = None, name: str | None = None) -> int:
 
 
 def server_side_sdk() -> None:
-    """Let a server process import only the server half of the SDK: call before anything imports ``mcp``.
+    """Let this server process import the server half of the SDK only (``harness.sdk_half``): call before anything imports ``mcp``."""
+    from harness import sdk_half
 
-    ``import mcp.server.lowlevel`` runs the package files ``mcp/__init__.py`` (the whole
-    client: sessions, httpx, the in-memory client, which imports ``mcp.server`` in turn) and
-    ``mcp/server/__init__.py`` (``MCPServer`` with its resources, prompts and settings)
-    first: a third of a stdio server's imports, which it never uses. Registered here
-    unexecuted (their search paths only), those two packages load just the submodules
-    asked for. The SDK's server modules import from their submodules, never from those two
-    package files. Only for a server process's own entry (``run``): a process that also
-    runs a client, or imported ``mcp`` already, is left as it is.
-    """
-    import importlib.util
-
-    if "mcp" in sys.modules:
-        return
-    for package in ("mcp", "mcp.server"):
-        spec = importlib.util.find_spec(package)
-        if spec is None:  # no SDK: the server's own import says so
-            return
-        sys.modules[package] = importlib.util.module_from_spec(spec)
+    sdk_half.load_only("server")
 
 
 def run(name: str | None = None) -> NoReturn:

@@ -460,7 +460,8 @@ def bench_cli(rounds: int, n: int = 20) -> list[dict[str, Any]]:
 
 HARNESS_IMPORT = {  # what a lesson loads before its session does anything: the floor's import part
     "in process": "import harness.lesson, harness.hub, harness.mcp_client, harness.pool, mock_servers.catalog",
-    "with servers": "import harness.lesson, harness.stack, harness.connection, harness.wire, mock_servers.launch",
+    "with servers": "from harness import sdk_half; sdk_half.load_only('client'); "  # as a lesson run as the program loads it
+                    "import harness.lesson, harness.stack, harness.connection, harness.wire, mock_servers.launch",
 }
 
 

@@ -39,6 +39,7 @@ Modules follow lesson order; an earlier module never imports a later one.
     permissions   s31  allow/ask/deny rules, prompters, annotations as claims, poisoned descriptions
     output        s32  every result block to what a tool_result holds; the cap and its spill
     elicit        s33  elicitation, sampling, roots; the input-required rounds
+    era           s34  the handshake era and 2026-07-28, negotiated per server (or pinned by "protocol")
     stack         root the one composition root: config -> hub -> connectors -> pool -> policy
     app           CLI  python -m harness (mcp-course): servers, tools, call, resources, prompts, chat
     conformance   CI   the harness as a client for the official MCP conformance suite

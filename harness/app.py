@@ -11,7 +11,7 @@ formats; with none, Claude Code's scopes from the current folder: see ``harness.
 connects every enabled server at once, on the stack every lesson builds on
 (``harness.stack``), and then:
 
-    servers   each server: scope, transport, state, and its tools or why it has none
+    servers   each server: scope, transport, state, era, and its tools or why it has none
     tools     the pool a model would get: model-facing name, server, tool, description
     call      one tool by its model-facing name (mcp__server__tool), arguments as JSON; the
               result is shown as the model would get it (s32): an image named with its
@@ -44,7 +44,7 @@ answer (scripted runs). Files a result spills go to ``$XDG_STATE_HOME/mcp-course
 (one folder per run) unless chat has a workspace.
 
 ``--json`` prints data instead: ``servers`` a list of ``{name, scope, transport, state,
-error, tools}``; ``tools`` a list of ``{name, server, tool, description, annotations,
+error, tools, era}`` (era: the protocol version a connected server speaks, s34); ``tools`` a list of ``{name, server, tool, description, annotations,
 input_schema}``; ``call`` ``{is_error, content, structured}``; ``resources`` a list of
 ``{server, uri, name, mime_type, description, template}``; ``read`` ``{server, uri,
 contents}``; ``prompts`` a list of ``{server, name, description, arguments}``; ``prompt``
@@ -93,6 +93,7 @@ def parser() -> argparse.ArgumentParser:
     top.add_argument("--home", type=Path, default=Path.home(), metavar="DIR", help="where ~/.claude.json is (default: your home)")
     top.add_argument("--managed", type=Path, default=config.Paths().managed, metavar="DIR",
                      help="the enterprise folder (managed-mcp.json, managed-settings.json; default: %(default)s)")
+    config.add_arguments(top)  # --format, --input (issue 21)
     top.add_argument("--answer", action="append", default=[], type=_answer, metavar="ANSWER",
                      help="what to answer when asked (repeatable, in order): a permission (yes, no, always) or a server's "
                           "question (yes, no, done, decline, cancel, a form as JSON '{\"form\": {...}}', a sample "
@@ -162,7 +163,7 @@ def main(argv: list[str] | None = None, out: TextIO | None = None, err: TextIO |
         with signals.trapped() as trap:  # from here a signal is one line and an exit code, whatever phase it lands in
             arguments = _arguments(args) if args.command in ("call", "prompt") else {}
             paths = config.Paths(home=args.home, cwd=Path.cwd(), managed=args.managed)
-            servers = config.load(paths, args.config)
+            servers = config.load(paths, args.config, **config.options(args, err))
             if args.command == "chat":
                 model, prompt = _chat_model(args)
                 return signals.run(lambda: _chat(args, paths, servers, model, prompt, out), trap)
@@ -211,7 +212,7 @@ async def _run(args: argparse.Namespace, servers: list[config.ServerConfig], arg
         hub = stack.hub
         await stack.connect_all()
         if args.command == "servers":
-            return _servers(config.rows(hub, servers), args.json, out)
+            return _servers(_with_eras(config.rows(hub, servers), hub), args.json, out)
         failed = _failures(hub, err)  # said first: a listing of what did connect follows, and the exit code says it
         if args.command in ("resources", "read", "prompts", "prompt"):
             return max(failed, await _offers(hub, args, arguments, out))
@@ -303,7 +304,7 @@ async def _chat(args: argparse.Namespace, paths: config.Paths, servers: list[con
 
     transcript = Transcript(out)
     scripted = (list(model.scenario.answers) if isinstance(model, ScriptedModel) else []) + list(args.answer)
-    watched = {"watch": args.config[0], "reread": lambda: config.load(paths, args.config), "watch_shown": str(args.config[0])} \
+    watched = {"watch": args.config[0], "reread": lambda: config.load(paths, args.config, **config.options(args, sys.stderr)), "watch_shown": str(args.config[0])} \
         if len(args.config) == 1 else {}  # one file to watch: its edits apply between turns
     async with Stack(servers, transcript, **watched, **_stack_options(args, scripted, model if args.live else None, transcript)) as stack:
         await stack.connect_all()
@@ -375,6 +376,13 @@ def _progress(err: TextIO) -> Any:
     return show
 
 
+def _with_eras(rows: list[dict[str, Any]], hub: Any) -> list[dict[str, Any]]:
+    """Each row with ``era``: the protocol version its server speaks (s34), None when it is not connected."""
+    from harness import era
+
+    return [{**row, "era": era.of(hub.entries[row["name"]].client)} for row in rows]
+
+
 def _servers(rows: list[dict[str, Any]], as_json: bool, out: TextIO) -> int:
     if as_json:
         out.write(json.dumps(rows, indent=1) + "\n")
@@ -384,7 +392,7 @@ def _servers(rows: list[dict[str, Any]], as_json: bool, out: TextIO) -> int:
     width = max((len(r["name"]) for r in rows), default=0)
     for r in rows:
         detail = echo.text(r["error"]) if r["error"] else f"{len(r['tools'])} tools: {echo.names(r['tools'])}"  # a terminal gets server text escaped
-        out.write(f"{r['name']:<{width}}  {r['scope']:<10} {r['transport'] or '-':<6} {r['state']:<10} {detail}\n")
+        out.write(f"{r['name']:<{width}}  {r['scope']:<10} {r['transport'] or '-':<6} {r['state']:<10} {r['era'] or '-':<10} {detail}\n")
     return 0
 
 

@@ -9,6 +9,9 @@ makes the call again, once. The request that got the 404 was never run by the se
 retrying it cannot run a tool twice. A failed re-initialize leaves the connection
 ``failed``, never ``connected``, and the call's error says why.
 
+In 2026-07-28 (s34) there is no session to expire: no ``Mcp-Session-Id`` is handed out,
+so the watch never sees one, and this mechanism never claims an error.
+
 Plugs into ``harness.connection``'s ``claim`` and ``call`` hooks. Introduced by s25. Not
 handled here: a session the server ends with DELETE (the transport's), resuming a stream
 after a dropped connection (``Last-Event-ID``).

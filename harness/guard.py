@@ -22,7 +22,9 @@ Coming in, from the server:
 - an answer the SDK cannot parse (a stdio line or SSE event that is not JSON-RPC, e.g. one
   with a lone surrogate escape, ``"\\ud800"``) but whose id can be read becomes an error
   answer to that request, at once: the call fails with why, instead of waiting out its
-  timeout for an answer that already came. A line with no id is skipped, as before.
+  timeout for an answer that already came. A line with no id is skipped, as before;
+- a result without ``resultType`` gets ``"complete"``, which its absence means (2026-07-28,
+  s34), so the SDK's schema, which requires it, does not refuse it.
 
 ``trimmed`` applies the per-server caps after a listing: ``Limits.tools`` tools, and
 ``Limits.description`` characters of each description; each cut is a warning that names
@@ -144,6 +146,10 @@ class _State:
             return item
         message = item.message
         if isinstance(message, types.JSONRPCResponse):
+            if isinstance(message.result, dict) and "resultType" not in message.result:
+                # 2026-07-28: "absent resultType is equivalent to complete", though the SDK's schema
+                # requires it. The handshake era's results lose the field again in the SDK.
+                message.result["resultType"] = "complete"
             if message.id in self.listings:
                 self.listings.discard(message.id)
                 self._check_tools(message.result)

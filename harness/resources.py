@@ -25,7 +25,10 @@ for tools, resources or prompts (``notified``) has the refresher beside the sess
 (``beside``) fetch that list again once the calls in flight have answered, the transcript
 says why, and a call returns only once its changes are in (``call``), so the next turn's
 pool shows them. It queues the log messages sent between calls, and answers
-``read_resource`` and ``get_prompt`` for the connection.
+``read_resource`` and ``get_prompt`` for the connection. In 2026-07-28 (s34) there is no
+session stream for a server's notifications: the same changes come on a
+``subscriptions/listen`` request, opened beside each session for the lists whose
+``listChanged`` the discover result declares, and are handled the same way.
 
 Introduced by s30. Not handled here: subscriptions to one resource (``resources/subscribe``),
 binary contents for the model (s32 saves them to files), completion in the CLI.
@@ -83,6 +86,7 @@ class Offering(Mechanism):
     async def opened(self, session: ClientSession) -> None:
         """At connect: what the server declared besides tools, listed once."""
         conn = self._conn
+        self._hear_logs(session)
         if "resources" in conn.capabilities:
             conn.begin("resources/list")
             self.resources = await self._request_list(session, "resources")
@@ -163,7 +167,55 @@ class Offering(Mechanism):
         return found
 
     async def beside(self, session: ClientSession) -> None:
-        """The refresher: fetch again each list a ``list_changed`` named (in the session's task, never in the SDK's callback)."""
+        """The refresher; in 2026-07-28, beside it the ``subscriptions/listen`` stream the changes come on."""
+        wanted = self._listened(session)
+        if not wanted:
+            await self._refresher(session)
+            return
+        async with anyio.create_task_group() as both:
+            both.start_soon(self._listen, session, wanted)
+            await self._refresher(session)
+
+    # lesson: s34
+    def _hear_logs(self, session: ClientSession) -> None:
+        """2026-07-28 sends log messages only to a request that asks for them (in its ``_meta``): from now on every
+        request of a session whose server declares logging asks, at every level, as the handshake era's servers send."""
+        from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+        if session.protocol_version in MODERN_PROTOCOL_VERSIONS and "logging" in self._conn.capabilities and session.discover_result:
+            # Hazard: the SDK takes the level only when the session is made, before anyone knows
+            # whether the server logs; set it, then stamp the requests again (adopt) with it.
+            session._log_level = "debug"
+            session.adopt(session.discover_result)
+
+    # lesson: s34
+    def _listened(self, session: ClientSession) -> dict[str, bool]:
+        """The lists to listen for: those whose listChanged the server declared, in 2026-07-28 only (no stream before)."""
+        from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+        if session.protocol_version not in MODERN_PROTOCOL_VERSIONS:
+            return {}  # the handshake era: list_changed notifications come on the session's own stream
+        declared = self._conn.capabilities
+        return {f"{kind}_list_changed": True for kind in ("tools", "resources", "prompts")
+                if isinstance(declared.get(kind), Mapping) and declared[kind].get("listChanged")}
+
+    # lesson: s34
+    async def _listen(self, session: ClientSession, wanted: dict[str, bool]) -> None:
+        """One ``subscriptions/listen`` for this session's life. Its events reach ``notified`` too (the SDK passes
+        them on to the message handler), so a change is handled as in the handshake era; here they are only drained."""
+        from mcp.client.subscriptions import SubscriptionLost, listen
+
+        conn = self._conn
+        try:
+            async with listen(session, **wanted) as events:
+                async for _ in events:
+                    pass
+        except (MCPError, SubscriptionLost) as exc:
+            said = f"error {exc.code}: {printable(exc.message, 120)}" if isinstance(exc, MCPError) else printable(str(exc), 120)
+            conn.say("warning", f"{conn.name}: subscriptions/listen: {said}; list changes go unheard until the next session")
+
+    async def _refresher(self, session: ClientSession) -> None:
+        """Fetch again each list a ``list_changed`` named (in the session's task, never in the SDK's callback)."""
         while True:
             await self._kick.wait()
             # A call's notifications come before its answer: list again once the calls in flight

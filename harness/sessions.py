@@ -39,11 +39,24 @@ from harness.wire import WireTap
 CLIENT_INFO = types.Implementation(name="mcp-course-harness", version="0.1.0")
 STDERR_TAIL_LINES = 5
 
-Handshake = Callable[[ClientSession, Timeouts], Awaitable[None]]
+# Opens a session: done, or raises. What it returns is a line for the transcript (s34: how the
+# era was negotiated), or None when there is nothing to say beyond "connected".
+Handshake = Callable[[ClientSession, Timeouts], Awaitable["str | None"]]
 
 
 class Unlisted(Exception):
     """A tools/list that went past a bound: the message says which, in a few words."""
+
+
+class InPhase(Exception):
+    """A handshake of more than one step (s34: ``server/discover``, then ``initialize``) failed in ``phase``.
+
+    The connection names that step in its error, then judges ``error`` as if that step had raised it.
+    """
+
+    def __init__(self, phase: str, error: BaseException) -> None:
+        super().__init__(phase)
+        self.phase, self.error = phase, error
 
 
 class SessionOwner:
@@ -57,7 +70,8 @@ class SessionOwner:
         self.state = State.PENDING
         self.error: ServerError | None = None  # why the connection is failed, in full
         self.reason = ""  # the same, in a few words, for later calls
-        self.capabilities: dict[str, Any] = {}  # what the server declared at initialize
+        self.capabilities: dict[str, Any] = {}  # what the server declared: at initialize, or in its discover result (s34)
+        self.protocol: str | None = None  # the protocol version the current session speaks (s34: its era)
         self.timeouts, self.limits, self.transcript = timeouts, limits or Limits(), transcript
         self.generation = 0  # sessions established so far
         self.context: Context | None = None  # what the current session's transport holds
@@ -264,9 +278,16 @@ class SessionOwner:
 
     async def _handshake(self, session: ClientSession) -> None:
         self._phase = "initialize"
-        await self._handshake_with(session, self.timeouts)
-        result = session.initialize_result
-        self.capabilities = result.capabilities.model_dump(by_alias=True, mode="json", exclude_none=True) if result else {}
+        try:
+            said = await self._handshake_with(session, self.timeouts)
+        except InPhase as exc:
+            self._phase = exc.phase  # the step that ran, so the error names it
+            raise exc.error from None
+        offered = session.server_capabilities  # from initialize, or from server/discover (s34)
+        self.capabilities = offered.model_dump(by_alias=True, mode="json", exclude_none=True) if offered else {}
+        self.protocol = session.protocol_version
+        if said:
+            self.say("note", f"{self.name}: {said}")
         watch = self.context.watch if self.context else None
         if watch is not None and watch.session_id:
             self._label(watch.session_id, "session")

@@ -23,6 +23,8 @@ The parts, each with the lesson that introduced it:
     elicitation  s33  forms and pages the servers ask for (``asker``)
     sampling     s33  the servers' sampling requests (``sampler``)
     roots        s33  the folders offered to servers (``roots``)
+    eras         s34  each server's protocol era negotiated (or pinned by its ``protocol`` field); without
+                      it, every server is opened with ``initialize``, as s23 to s33 do
 
 ``until="sNN"`` keeps only the parts introduced up to that lesson (default: every part);
 ``without`` leaves out parts by name. A part that needs something only the caller has is
@@ -60,6 +62,7 @@ from harness.transcript import Transcript
 PARTS: Mapping[str, str] = {
     "naming": "s21", "auth": "s26", "lifecycle": "s28", "reconnect": "s28", "reload": "s29", "resources": "s30", "permissions": "s31",
     "screen": "s31", "output": "s32", "elicitation": "s33", "sampling": "s33", "roots": "s33",
+    "eras": "s34",
 }
 
 
@@ -199,6 +202,19 @@ class Stack:
             from harness import elicit
 
             how.update(elicit.callbacks(server.name, **self._asking))
+        if "eras" in self.parts:
+            from harness import era
+            from harness.errors import ConfigError, ServerError
+
+            try:
+                how["handshake"] = era.handshake(era.protocol(server))
+            except ConfigError as exc:  # that server fails with the reason; the others go on
+                said = str(exc)
+
+                async def broken() -> Any:
+                    raise ServerError(said)
+
+                return broken
         if self._options is not None:
             how.update(self._options(server))
         authorizer = self._authorizers.get(server.name)
@@ -207,6 +223,8 @@ class Stack:
         from harness import auth
 
         async def opener(**more: Any) -> Any:
+            if "handshake" in how:  # the era's: each of its steps already stops the connect clock at a sign-in
+                more.pop("handshake", None)
             return await config.connector(server, self.conns, self.environ, **how, **more)()
 
         return auth.connector(authorizer, opener, self.hub)

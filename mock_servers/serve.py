@@ -30,9 +30,17 @@ Fault switches, for the lessons and tests about servers that misbehave:
     --ignore-eof              stdio: keep running after end of input, as a server that never
                               notices its client left; only a signal stops it
 
+Era switch (s34). Without it a server speaks both eras, as every SDK server does: the
+client's first request decides (``initialize``: the handshake era; a request with the
+2026-07-28 ``_meta`` envelope, ``server/discover``: 2026-07-28).
+    --era 2026-07-28          speak only 2026-07-28: ``initialize`` is refused with -32022
+                              (unsupported protocol version) naming the one version served,
+                              as a server middleware does it in the SDK
+
 Resources, templates, prompts, completion and log messages are served for a catalog
 server that defines them (handbook, s30), with listChanged declared when its lists can
-change. Not handled: auth, pagination (the catalog servers have a handful of tools), and
+change; in 2026-07-28 those changes go to the client's ``subscriptions/listen`` stream
+instead of being sent as notifications. Not handled: auth, pagination (the catalog servers have a handful of tools), and
 the modern 2026-07-28 era has no sessions, so there is nothing to forget there.
 
 Imports are deferred so a server starts fast: argument errors and ``--exit-at-start`` cost
@@ -69,6 +77,10 @@ class Options:
     slow_start: float = 0.0
     forget_sessions_after: int | None = None
     ignore_eof: bool = False
+    era: str | None = None  # "2026-07-28": that era only; None: both
+
+
+MODERN = "2026-07-28"
 
 
 class Counters:
@@ -78,6 +90,15 @@ class Counters:
         self.calls = 0
         self.forget_pending = False
         self.malformed_pending = False
+        self.bus: Any = None  # the 2026-07-28 listen streams' fan-out, for a server whose lists change
+
+    def listening(self) -> Any:
+        """The bus the listen streams hear list changes on (made at first use: the SDK import is deferred)."""
+        if self.bus is None:
+            from mcp.server.subscriptions import InMemorySubscriptionBus
+
+            self.bus = InMemorySubscriptionBus()
+        return self.bus
 
 
 def _whole(minimum: int, maximum: int | None = None) -> Any:
@@ -124,6 +145,7 @@ def parse(argv: list[str], name: str | None = None) -> tuple[str, Options]:
     parser.add_argument("--slow-start", type=_seconds, default=0.0, metavar="SECONDS")
     parser.add_argument("--forget-sessions-after", type=_whole(1), metavar="N")
     parser.add_argument("--ignore-eof", action="store_true")
+    parser.add_argument("--era", choices=(MODERN,), help="speak only this protocol era (default: both)")
     ns = parser.parse_args(argv)
     if ns.malformed_stdout and ns.transport != "stdio":
         parser.error("--malformed-stdout needs --transport stdio (sse/http print only the READY line)")
@@ -178,17 +200,24 @@ def build_server(definition: ServerDef, options: Options, counters: Counters) ->
             answer = result(value) if isinstance(value, str) else types.CallToolResult.model_validate(value)
         except ValueError as exc:  # the catalog's way of rejecting input: an error result, not a protocol error
             answer = result(str(exc), is_error=True)
-        await _tell(ctx, definition)
+        await _tell(ctx, definition, counters)
         return answer
 
     handlers: dict[str, Any] = {"on_list_tools": list_tools, "on_call_tool": call_tool}
+    if definition.more_tools is not None or definition.resources is not None:
+        from mcp.server.subscriptions import ListenHandler
+
+        # 2026-07-28: a client that wants to hear of list changes listens (subscriptions/listen).
+        handlers["on_subscriptions_listen"] = ListenHandler(counters.listening())
     if definition.resources is not None:
-        handlers.update(_resource_handlers(definition))
+        handlers.update(_resource_handlers(definition, counters))
     if definition.prompts:
         handlers.update(_prompt_handlers(definition))
     # Logging is deprecated as of protocol 2026-07-28 (SEP-2577) and still widely served: serve it quietly.
     warnings.filterwarnings("ignore", message="The logging capability is deprecated")
     server = Server(definition.name, version=definition.version, **handlers)
+    if options.era == MODERN:
+        server.middleware.append(_only_modern)
     if definition.more_tools is not None or definition.resources is not None:
         from mcp.server.lowlevel.server import NotificationOptions
 
@@ -204,14 +233,37 @@ LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "e
 _threshold = {"level": "debug"}  # what logging/setLevel asked for (one client per process)
 
 
-async def _tell(ctx: Any, definition: ServerDef) -> None:
-    """Send what the server queued while it handled this request: log messages and list changes, in order."""
+async def _only_modern(ctx: Any, call_next: Any) -> Any:
+    """``--era 2026-07-28``: ``initialize`` refused before the runner sees it, with the versions served."""
+    if ctx.method == "initialize":
+        import mcp_types as types
+        from mcp.shared.exceptions import MCPError
+
+        asked = ctx.params.get("protocolVersion") if hasattr(ctx.params, "get") else None
+        raise MCPError(code=types.UNSUPPORTED_PROTOCOL_VERSION, message=f"this server speaks only {MODERN}",
+                       data={"supported": [MODERN], "requested": asked})
+    return await call_next(ctx)
+
+
+async def _tell(ctx: Any, definition: ServerDef, counters: Counters) -> None:
+    """Send what the server queued while it handled this request: log messages and list changes, in order.
+
+    In 2026-07-28 a list change goes to the listen streams (the bus), not to this request's client.
+    """
+    from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+    modern = ctx.protocol_version in MODERN_PROTOCOL_VERSIONS
     while definition.events:
         event = definition.events.pop(0)
         if event[0] == "log":
             if LEVELS.index(event[1]) < LEVELS.index(_threshold["level"]):
                 continue
             await ctx.session.send_log_message(event[1], event[2], logger=definition.name)
+        elif modern:
+            from mcp.server.subscriptions import PromptsListChanged, ResourcesListChanged, ToolsListChanged
+
+            changed = {"tools": ToolsListChanged, "resources": ResourcesListChanged}.get(event[1], PromptsListChanged)
+            await counters.listening().publish(changed())
         elif event[1] == "tools":
             await ctx.session.send_tool_list_changed()
         elif event[1] == "resources":
@@ -220,13 +272,13 @@ async def _tell(ctx: Any, definition: ServerDef) -> None:
             await ctx.session.send_prompt_list_changed()
 
 
-def _resource_handlers(definition: ServerDef) -> dict[str, Any]:
+def _resource_handlers(definition: ServerDef, counters: Counters) -> dict[str, Any]:
     import mcp_types as types
     from mcp.shared.exceptions import MCPError
 
     async def list_resources(ctx: Any, params: Any) -> types.ListResourcesResult:
         found = types.ListResourcesResult(resources=[types.Resource.model_validate(r.listing()) for r in definition.resources()])  # type: ignore[misc]
-        await _tell(ctx, definition)
+        await _tell(ctx, definition, counters)
         return found
 
     async def list_templates(ctx: Any, params: Any) -> types.ListResourceTemplatesResult:

@@ -97,7 +97,7 @@ def test_servers_from_each_format(configs):
         done = cli("--config", str(path), "servers", "--json")
         assert done.returncode == 0, done.stderr
         rows = json.loads(done.stdout)
-        assert all(set(r) == {"name", "scope", "transport", "state", "error", "tools"} for r in rows), rows
+        assert all(set(r) == {"name", "scope", "transport", "state", "error", "tools", "era"} for r in rows), rows
         states[name] = {r["name"]: r["state"] for r in rows}
     assert states == {
         "claude_desktop_config.json": {"deploy": "connected", "docs": "connected"},

@@ -6,7 +6,8 @@
   with the connect clock stopped while a person is at the browser step, which
   ``Timeouts.auth`` (300 s) bounds instead. The ``Opener`` of ``harness.auth.needs_auth``
   gets it with the auth. ``person_at_work`` is the pause: the redirect step of
-  ``harness.auth.provider`` runs under it.
+  ``harness.auth.provider`` runs under it. ``connect_clock`` is that clock for any one step
+  of a handshake (s34's negotiation runs each step on it).
 
 Introduced by s26. Not handled here: the call clock, which has no pause: a step-up (403)
 during a tool call is bounded by the call timeout (``harness.connection``).
@@ -65,17 +66,29 @@ class _ConnectClock:
 _connect_clock: ContextVar[_ConnectClock | None] = ContextVar("connect_clock", default=None)
 
 
-async def handshake(session: Any, timeouts: Timeouts) -> None:
-    """``connection.classic_handshake`` (``initialize`` under the connect timeout), with the
-    connect clock stopped while a person signs in; ``Timeouts.auth`` bounds that part."""
+@contextmanager
+def connect_clock(seconds: float) -> Iterator[None]:
+    """One step of a handshake under ``seconds`` of connect time, stopped while a person signs in.
+
+    ``TimeoutError`` when the budget is spent; the connection names the step and the timeout.
+    s34's eras run each of their steps (``server/discover``, ``initialize``) on it, so a
+    sign-in in the middle of a negotiation stops the clock in either era.
+    """
     with anyio.CancelScope() as scope:
-        token = _connect_clock.set(_ConnectClock(timeouts.connect, scope))
+        token = _connect_clock.set(_ConnectClock(seconds, scope))
         try:
-            await session.initialize()
+            yield
         finally:
             _connect_clock.reset(token)
     if scope.cancelled_caught:
         raise TimeoutError  # the connection names it: "no answer to initialize within 30 s (connect timeout)"
+
+
+async def handshake(session: Any, timeouts: Timeouts) -> None:
+    """``connection.classic_handshake`` (``initialize`` under the connect timeout), with the
+    connect clock stopped while a person signs in; ``Timeouts.auth`` bounds that part."""
+    with connect_clock(timeouts.connect):
+        await session.initialize()
 
 
 @contextmanager

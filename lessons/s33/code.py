@@ -13,7 +13,8 @@ while a tool runs:
   server is told (notifications/roots/list_changed) and the next listing shows it.
 - desk2026 is the same server reached the 2026-07-28 way (server/discover, no session):
   it cannot send requests, so triage answers "input required" with a form; the
-  harness answers it and calls again with the answer.
+  harness answers it and calls again with the answer. Each entry pins its era in the
+  file (`"protocol"`: "2025-11-25" for desk, "2026-07-28" for desk2026; s34 negotiates).
 
 The client declares exactly these capabilities, because it passes exactly these callbacks.
 Sampling, roots and logging are deprecated as of 2026-07-28 (SEP-2577), and still widely served.
@@ -41,7 +42,6 @@ MOVE_BEFORE_TURN = 6  # the user switches the workspace to project/ before the m
 async def session(run: lesson.Run) -> None:
     from harness import elicit
     from harness.ask import Ask
-    from harness.connection import classic_handshake, discover_handshake
     from harness.stack import Stack  # the SDK: after the command line is parsed
 
     environ = {"PYTHON": sys.executable}
@@ -52,13 +52,10 @@ async def session(run: lesson.Run) -> None:
     sampler = elicit.Sampler(run.model, asker, script)
     roots = elicit.Roots(run.workspace.root)
 
-    def era(server):
-        return {"handshake": discover_handshake if server.name.endswith("2026") else classic_handshake}
-
     with wire.recording(run.transcript, run.args) as tap:
         servers = config.load(nowhere, [settings])
         async with Stack(servers, run.transcript, without={"permissions"}, environ=environ, tap=tap,
-                         watch=settings, reread=lambda: config.load(nowhere, [settings]), options=era,
+                         watch=settings, reread=lambda: config.load(nowhere, [settings]),
                          spill=run.workspace.root / ".mcp-output", spill_shown_as=".mcp-output",
                          asker=asker, sampler=sampler, roots=roots) as stack:
             await stack.connect_all()

@@ -1,0 +1,190 @@
+"""Two protocol eras side by side, negotiated per server: the handshake era and 2026-07-28.
+
+A server of the handshake era (protocol 2025-11-25 and before) opens with ``initialize``
+and keeps a session: over Streamable HTTP an ``Mcp-Session-Id``, and a back channel for
+the server's own requests. A 2026-07-28 server has no handshake and no session: the client
+asks ``server/discover`` once for the server's versions and capabilities, then every
+request carries the protocol version, the client's info and capabilities in its ``_meta``
+(and over HTTP the ``MCP-Protocol-Version``, ``Mcp-Method`` and ``Mcp-Name`` headers).
+Many servers, the SDK's own among them, speak both.
+
+``handshake(protocol)`` is the connection's ``handshake=`` (``harness.sessions.Handshake``)
+for one of three choices, which a config entry pins with ``"protocol"``:
+
+    auto        (the default) probe ``server/discover``; a server that answers with a
+                2026-07-28 version is reached that way, any other answer falls back to
+                ``initialize``, as the SDK's ``Client(mode="auto")`` does:
+                  an error (-32601 from an older server, anything but the case below)  -> initialize
+                  -32022 naming a newer version we also speak                           -> discover again at it
+                  -32022 naming only versions newer than ours, no handshake-era one      -> the error
+                  no answer within the connect timeout                                    -> initialize
+                  a result without a 2026-07-28 version in it (a legacy advertisement)    -> initialize
+                  -32022 to that initialize (the slow probe locked the server modern)     -> discover again
+    2026-07-28  ``server/discover`` only (a -32022 naming a version we speak: once more at it)
+    2025-11-25  ``initialize`` only: the handshake era, as s23 to s33 connect
+
+Each step is bounded by the connect timeout, not by the SDK's fixed 10 s for a probe, on
+the clock that stops while a person signs in (``harness.auth.clock.connect_clock``), so
+OAuth works the same in either era: the request that got 401 is sent again after the
+sign-in, with its protocol header. A failure names the step that ran (``server/discover``
+or ``initialize``). An automatic negotiation says in the transcript what it found
+(``note: docs: protocol 2026-07-28 (server/discover)``); a pinned one says nothing, since
+the config said it. ``of(client)`` is the era a connected client speaks, for ``servers``.
+
+``protocol(server)`` reads the field from the entry as written (``ServerConfig.raw``); a
+value that is not one of the three is a ``ConfigError`` naming the server and the field,
+and only that server fails.
+
+Introduced by s34. Not handled here: an older modern revision (the SDK knows only
+2026-07-28), remembering a server's era between runs (every connect probes again).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+MODERN = "2026-07-28"
+HANDSHAKE = "2025-11-25"
+AUTO = "auto"
+CHOICES = (MODERN, HANDSHAKE, AUTO)
+FIELD = "protocol"
+
+
+def protocol(server: Any) -> str:
+    """The era a configured server (``harness.config.ServerConfig``) pins: its ``protocol`` field, default ``auto``."""
+    from harness.errors import ConfigError
+
+    raw: Mapping[str, Any] = server.raw
+    value = raw.get(FIELD, AUTO)
+    if value not in CHOICES:
+        shown = value if isinstance(value, str) else type(value).__name__
+        from harness.echo import line
+
+        raise ConfigError(f"server '{server.name}': field '{FIELD}': expected \"2026-07-28\", \"2025-11-25\" or \"auto\", "
+                          f"not {line(repr(shown), 60)}")
+    return value
+
+
+def handshake(choice: str = AUTO) -> Any:
+    """The ``handshake=`` for ``choice`` (one of ``CHOICES``)."""
+    if choice not in CHOICES:
+        raise ValueError(f"no era {choice!r} (eras: {', '.join(CHOICES)})")
+
+    async def negotiated(session: Any, timeouts: Any) -> str | None:
+        return await negotiate(session, timeouts, choice)
+
+    return negotiated
+
+
+def of(client: Any) -> str | None:
+    """The protocol version a connected client speaks (None: not an MCP connection, or not connected yet)."""
+    from harness.sessions import SessionOwner
+
+    return client.protocol if isinstance(client, SessionOwner) else None
+
+
+async def negotiate(session: Any, timeouts: Any, choice: str = AUTO) -> str | None:
+    """Open ``session`` in the era ``choice`` says; what the transcript is told (None for a pinned era)."""
+    import mcp_types as types
+    from mcp.shared.exceptions import MCPError
+    from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, LATEST_MODERN_VERSION, MODERN_PROTOCOL_VERSIONS
+    from pydantic import ValidationError
+
+    from harness.auth.clock import connect_clock
+    from harness.echo import line
+    from harness.sessions import InPhase
+
+    async def initialize(after: str) -> str | None:
+        try:
+            with connect_clock(timeouts.connect):
+                result = await session.initialize()
+        except Exception as exc:
+            raise InPhase(f"initialize (server/discover {after} first)" if after else "initialize", exc) from None
+        return None if choice != AUTO else f"protocol {result.protocol_version} (initialize, after server/discover {after})"
+
+    def mutual(error: MCPError) -> tuple[list[str], list[str] | None]:
+        """The modern versions both speak, and every version the server named (None: it named none)."""
+        try:
+            supported = types.UnsupportedProtocolVersionErrorData.model_validate(error.error.data).supported
+        except ValidationError:
+            return [], None
+        return [v for v in MODERN_PROTOCOL_VERSIONS if v in supported], supported
+
+    if choice == HANDSHAKE:
+        return await initialize("")
+    version, retried = LATEST_MODERN_VERSION, False
+    while True:
+        after = None  # why this is not a 2026-07-28 server, when the probe says it is not
+        try:
+            with connect_clock(timeouts.connect):
+                raw = await _discover(session, version)
+        except MCPError as exc:
+            both, named = mutual(exc) if exc.code == types.UNSUPPORTED_PROTOCOL_VERSION else ([], None)
+            if both and not retried:
+                version, retried = both[-1], True
+                continue
+            modern_only = named is not None and not any(v in HANDSHAKE_PROTOCOL_VERSIONS for v in named)
+            if choice == MODERN or modern_only:
+                raise InPhase("server/discover", exc) from None
+            after = f"answered error {exc.code}: {line(exc.message, 80)}"
+        except TimeoutError as exc:
+            if choice == MODERN:
+                raise InPhase("server/discover", exc) from None
+            after = f"went unanswered for {timeouts.connect:g} s"
+        except Exception as exc:  # the transport failed (cannot reach, closed): no era verdict, the error
+            raise InPhase("server/discover", exc) from None
+        if after is None:
+            try:
+                result = types.DiscoverResult.model_validate(raw)
+            except ValidationError as exc:
+                if choice == MODERN:
+                    raise InPhase("server/discover", exc) from None
+                after = "answered a result that is not a discover result"
+            else:
+                if any(v in result.supported_versions for v in MODERN_PROTOCOL_VERSIONS):
+                    session.adopt(result)
+                    return None if choice != AUTO else f"protocol {session.protocol_version} (server/discover)"
+                named_only = ", ".join(result.supported_versions) or "no version"
+                if choice == MODERN:
+                    raise InPhase("server/discover", RuntimeError(f"the server speaks {named_only}, not 2026-07-28"))
+                after = f"named only {named_only}"
+        try:
+            return await initialize(after)
+        except InPhase as failed:
+            error = failed.error
+            if not (isinstance(error, MCPError) and error.code == types.UNSUPPORTED_PROTOCOL_VERSION) or retried:
+                raise
+            # -32022 to initialize is modern evidence: a probe that timed out here reached the
+            # server, which now speaks 2026-07-28. Once more, at a version it names.
+            both, _ = mutual(error)
+            if not both:
+                raise
+            version, retried = both[-1], True
+
+
+async def _discover(session: Any, version: str) -> dict[str, Any]:
+    """One ``server/discover`` at ``version``: the raw result, or the error (``MCPError``).
+
+    As the SDK's ``ClientSession.send_discover`` builds it (the ``_meta`` envelope, the
+    ``MCP-Protocol-Version`` and ``Mcp-Method`` headers), but with no timeout of its own:
+    the SDK's is a fixed 10 s; ours is the connect clock around this call.
+    """
+    import mcp_types as types
+    from mcp.client.session import MCP_METHOD_HEADER, MCP_PROTOCOL_VERSION_HEADER
+    from mcp_types import CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY, PROTOCOL_VERSION_META_KEY
+
+    # Hazard: private members of the SDK's ClientSession (mcp 2.3.0): the capabilities it
+    # would declare at ``version``, and the dispatcher that sends a raw request. Its public
+    # send_discover cannot take another timeout.
+    capabilities = session._build_capabilities(version).model_dump(by_alias=True, mode="json", exclude_none=True)
+    client_info = session._client_info.model_dump(by_alias=True, mode="json", exclude_none=True)
+    request = types.DiscoverRequest(params=types.RequestParams(_meta={
+        PROTOCOL_VERSION_META_KEY: version, CLIENT_INFO_META_KEY: client_info, CLIENT_CAPABILITIES_META_KEY: capabilities}))
+    data = request.model_dump(by_alias=True, mode="json", exclude_none=True)
+    options = {"cancel_on_abandon": False,  # the spec forbids cancelling a negotiation request
+               "headers": {MCP_PROTOCOL_VERSION_HEADER: version, MCP_METHOD_HEADER: data["method"]}}
+    raw = await session._dispatcher.send_raw_request(data["method"], data.get("params"), options)
+    if isinstance(ttl := raw.get("ttlMs"), int | float) and not isinstance(ttl, bool) and ttl < 0:
+        raw["ttlMs"] = 0  # a negative cache hint is read as "do not cache", not as a result to refuse
+    return raw

@@ -1,21 +1,30 @@
 """The benchmark: the harness beside the plain SDK (and peers, when installed), in one run.
 
     .venv/bin/python bench/run.py [--rounds 3] [--calls 500] [--json bench/results.json] [--only call,connect,...]
+    .venv/bin/python bench/run.py --quick        (every goal's figure, one round: under 2 minutes idle;
+                                                  connect without the two one-at-a-time contenders)
 
 What it measures, each section side by side in the same run:
 
     call      sequential tools/call round trips over stdio and Streamable HTTP: the SDK's
-              ClientSession (the baseline) and Client, the harness with the wire tap off and on
+              ClientSession (the baseline) and Client, the harness with the wire tap off and on,
+              and the peers when installed; latency, and the client's CPU per call (the
+              benchmark process's CPU time over each slice of calls: servers run elsewhere)
     memory    the harness process's RSS after 1,000 and after 10,000 calls with the tap on
     connect   N = 1, 5, 20 stdio servers until every one has listed its tools: one after
-              another, all at once, the SDK's ClientSessionGroup, and Hub.connect_all; the
-              floor is the servers' own start-up CPU (from /proc) spread over the cores
+              another, all at once, an SDK gather (bench/gather_sdk.py's way, in process),
+              the SDK's ClientSessionGroup, and Hub.connect_all; the floor is the servers'
+              own start-up CPU (from /proc) spread over the cores
     close     20 connected stdio servers stopped, and how many processes are left 1 s later
     cli       the user CLI's `servers` on a config of 20 stdio servers, from a cold
               interpreter, beside a plain asyncio.gather of SDK sessions on the same file
               (bench/gather_sdk.py); and the servers left running after each exits
     pool      one turn's pool for 50 servers x 40 tools (2,000 tools)
-    lessons   each lesson's wall time from a cold interpreter; `python -c "import mcp"` is the floor
+    lessons   each lesson's wall time from a cold interpreter beside its own floor: the
+              harness's import (a cold `python -c "import ..."` of what such a lesson loads)
+              plus the CPU of the servers it started (bench/lesson_cpu.py) over the cores;
+              the ratio is to that floor. Also a usage error's start-up (s26
+              --token-lifetime 0) and `python -c "import mcp"` for reference
 
 Method: contenders take turns, in an order that rotates from round to round (calls: all
 connected at once, taking turns every 50 calls); each is warmed up first (calls: 50
@@ -24,8 +33,9 @@ run); a
 figure is the median of the rounds' medians, with its ratio to the section's baseline.
 The load average is recorded. Absolute figures vary by machine: the ratios are the claim.
 
-Peers (fastmcp, openai-agents) are reported when installed and skipped when not; they are
-never a dependency. Not a test: nothing is asserted, and the suite never runs this.
+Peers (fastmcp, openai-agents) are measured when installed and skipped when not; they are
+never a dependency (bench/requirements-peers.txt installs them into a separate venv).
+Not a test: nothing is asserted, and the suite never runs this.
 """
 
 from __future__ import annotations
@@ -109,6 +119,37 @@ async def sdk_client(transport: str, url: str | None) -> AsyncIterator[Call]:
         yield lambda: client.call_tool("search", ARGS)
 
 
+@asynccontextmanager
+async def fastmcp_client(transport: str, url: str | None) -> AsyncIterator[Call]:
+    from fastmcp import Client
+    from fastmcp.client.transports import StdioTransport
+
+    target = StdioTransport(command=sys.executable, args=list(SERVER_ARGS), cwd=str(ROOT)) if transport == "stdio" else url
+    async with Client(target) as client:
+        yield lambda: client.call_tool("search", ARGS)
+
+
+@asynccontextmanager
+async def agents_server(transport: str, url: str | None) -> AsyncIterator[Call]:
+    from agents.mcp import MCPServerStdio, MCPServerStreamableHttp
+
+    if transport == "stdio":
+        server = MCPServerStdio(params={"command": sys.executable, "args": list(SERVER_ARGS), "cwd": str(ROOT)})
+    else:
+        server = MCPServerStreamableHttp(params={"url": url})
+    async with server:
+        yield lambda: server.call_tool("search", ARGS)
+
+
+PEERS = {"fastmcp": ("fastmcp", "fastmcp Client", fastmcp_client), "openai-agents": ("agents", "openai-agents MCPServer", agents_server)}
+
+
+def installed(module: str) -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec(module) is not None
+
+
 def harness(tap: bool) -> Callable[[str, str | None], Any]:
     @asynccontextmanager
     async def opened(transport: str, url: str | None) -> AsyncIterator[Call]:
@@ -128,6 +169,7 @@ async def bench_calls(rounds: int, calls: int) -> list[dict[str, Any]]:
     whose speed drifts during the run (a shared host does) slows every contender alike."""
     contenders = {"sdk ClientSession": sdk_session, "sdk Client (2026-07-28 era)": sdk_client,
                   "harness": harness(tap=False), "harness + tap": harness(tap=True)}
+    contenders.update({label: opened for module, label, opened in PEERS.values() if installed(module)})
     rows = []
     for transport in ("stdio", "http"):
         async with AsyncExitStack() as stack:
@@ -137,21 +179,28 @@ async def bench_calls(rounds: int, calls: int) -> list[dict[str, Any]]:
                 for _ in range(SLICE):
                     await call[name]()
             per_round: dict[str, list[float]] = {name: [] for name in contenders}
+            cpu_round: dict[str, list[float]] = {name: [] for name in contenders}
             for r in range(rounds):
                 times: dict[str, list[float]] = {name: [] for name in contenders}
+                cpu: dict[str, list[float]] = {name: [] for name in contenders}
                 for turn in range(max(1, calls // SLICE)):
                     for name in rotated(list(contenders), r + turn):
+                        cpu_start = time.process_time()  # this process only: the client's CPU
                         for _ in range(SLICE):
                             start = time.perf_counter()
                             await call[name]()
                             times[name].append(time.perf_counter() - start)
+                        cpu[name].append((time.process_time() - cpu_start) / SLICE)
                 for name in contenders:
                     per_round[name].append(statistics.median(times[name]) * 1000)
+                    cpu_round[name].append(statistics.median(cpu[name]) * 1e6)
         base = median_of_medians(per_round["sdk ClientSession"])
+        cpu_base = median_of_medians(cpu_round["sdk ClientSession"])
         for name, values in per_round.items():
-            ms = median_of_medians(values)
+            ms, us = median_of_medians(values), median_of_medians(cpu_round[name])
             rows.append({"section": "call", "case": f"{transport}, {calls} calls a round", "contender": name,
-                         "value": round(ms, 3), "unit": "ms/call", "ratio": round(ms / base, 2)})
+                         "value": round(ms, 3), "unit": "ms/call", "ratio": round(ms / base, 2),
+                         "cpu": round(us), "cpu unit": "us/call", "cpu ratio": round(us / cpu_base, 2)})
     return rows
 
 
@@ -235,6 +284,34 @@ async def connect_gather(n: int) -> tuple[float, float]:
         return took, cpu_seconds(server_pids())
 
 
+async def connect_sdk_gather(n: int) -> tuple[float, float]:
+    """bench/gather_sdk.py in this process: every server's SDK session opened at once, each task closing its own."""
+    from mcp import ClientSession, StdioServerParameters, stdio_client
+
+    params = StdioServerParameters(command=sys.executable, args=list(SERVER_ARGS), cwd=str(ROOT))
+    ready, done, took, cpu = anyio.Event(), anyio.Event(), [0.0], [0.0]
+    listed = [0]
+    start = time.perf_counter()
+
+    async def one() -> None:
+        with open(os.devnull, "w") as errlog:
+            async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as session:
+                await session.initialize()
+                await session.list_tools()
+                listed[0] += 1
+                if listed[0] == n:
+                    took[0], cpu[0] = time.perf_counter() - start, cpu_seconds(server_pids())
+                    ready.set()
+                await done.wait()
+
+    async with anyio.create_task_group() as tg:
+        for _ in range(n):
+            tg.start_soon(one)
+        await ready.wait()
+        done.set()
+    return took[0], cpu[0]
+
+
 async def connect_sdk_group(n: int) -> tuple[float, float]:
     from mcp import StdioServerParameters
     from mcp.client.session_group import ClientSessionGroup
@@ -249,9 +326,11 @@ async def connect_sdk_group(n: int) -> tuple[float, float]:
         return took, cpu_seconds(server_pids())
 
 
-async def bench_connect(rounds: int, sizes: tuple[int, ...]) -> list[dict[str, Any]]:
-    contenders = {"one after another": connect_sequential, "all at once": connect_gather,
+async def bench_connect(rounds: int, sizes: tuple[int, ...], quick: bool = False) -> list[dict[str, Any]]:
+    contenders = {"one after another": connect_sequential, "all at once": connect_gather, "sdk gather (gather_sdk.py in process)": connect_sdk_gather,
                   "sdk ClientSessionGroup": connect_sdk_group, "Hub.connect_all": connect_hub}
+    if quick:  # the two that open one server after another take N times a server's start-up
+        del contenders["one after another"], contenders["sdk ClientSessionGroup"]
     rows = []
     cores = os.cpu_count() or 1
     for contender in contenders.values():  # warm-up: the page cache, the first spawn's imports
@@ -379,47 +458,76 @@ def bench_cli(rounds: int, n: int = 20) -> list[dict[str, Any]]:
     return rows
 
 
-def bench_lessons(rounds: int) -> list[dict[str, Any]]:
+HARNESS_IMPORT = {  # what a lesson loads before its session does anything: the floor's import part
+    "in process": "import harness.lesson, harness.hub, harness.mcp_client, harness.pool, mock_servers.catalog",
+    "with servers": "from harness import sdk_half; sdk_half.load_only('client'); "  # as a lesson run as the program loads it
+                    "import harness.lesson, harness.stack, harness.connection, harness.wire, mock_servers.launch",
+}
+
+
+def bench_lessons(rounds: int, warm: bool = True) -> list[dict[str, Any]]:
+    import tempfile
+
     env = {**os.environ, "PYTHONHASHSEED": "0", "PYTHONUTF8": "1"}
+    cores = os.cpu_count() or 1
 
     def wall(argv: list[str]) -> float:
         start = time.perf_counter()
         subprocess.run(argv, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False, timeout=300)
         return time.perf_counter() - start
 
-    commands = {"python -c 'import mcp' (floor)": [sys.executable, "-c", "import mcp"]}
-    for lesson in sorted(p.name for p in (ROOT / "lessons").iterdir() if (p / "code.py").is_file()):
-        commands[lesson] = [sys.executable, f"lessons/{lesson}/code.py", "--deterministic"]
-    for argv in commands.values():
-        wall(argv)  # warm the page cache
-    results: dict[str, list[float]] = {name: [] for name in commands}
-    for r in range(rounds):
-        for name in rotated(list(commands), r):
-            results[name].append(wall(commands[name]))
-    floor = median_of_medians(next(iter(results.values())))
-    return [{"section": "lessons", "case": "cold interpreter", "contender": name, "value": round(median_of_medians(v), 2),
-             "unit": "s", "ratio": round(median_of_medians(v) / floor, 2)} for name, v in results.items()]
+    lessons = sorted(p.name for p in (ROOT / "lessons").iterdir() if (p / "code.py").is_file())
+    commands = {"python -c 'import mcp' (reference)": [sys.executable, "-c", "import mcp"],
+                "s26 usage error (--token-lifetime 0)": [sys.executable, "lessons/s26/code.py", "--token-lifetime", "0"]}
+    commands.update({f"import: {kind}": [sys.executable, "-c", modules] for kind, modules in HARNESS_IMPORT.items()})
+    with tempfile.TemporaryDirectory() as folder:
+        cpu_file = Path(folder) / "cpu.json"
+        for lesson in lessons:
+            commands[lesson] = [sys.executable, "bench/lesson_cpu.py", str(cpu_file) + "." + lesson, f"lessons/{lesson}/code.py", "--deterministic"]
+        if warm:
+            for argv in commands.values():
+                wall(argv)  # warm the page cache
+        results: dict[str, list[float]] = {name: [] for name in commands}
+        servers: dict[str, list[float]] = {name: [] for name in lessons}
+        for r in range(rounds):
+            for name in rotated(list(commands), r):
+                results[name].append(wall(commands[name]))
+                if name in servers:
+                    servers[name].append(json.loads(Path(str(cpu_file) + "." + name).read_text())["servers"])
+    med = {name: median_of_medians(v) for name, v in results.items()}
+    rows = [{"section": "lessons", "case": "cold interpreter", "contender": name, "value": round(med[name], 2), "unit": "s", "ratio": None}
+            for name in commands if name not in servers]
+    for lesson in lessons:
+        server_cpu = statistics.median(servers[lesson])
+        floor = med["import: with servers" if server_cpu > 0.05 else "import: in process"] + server_cpu / cores
+        rows.append({"section": "lessons", "case": "cold interpreter", "contender": lesson, "value": round(med[lesson], 2), "unit": "s",
+                     "ratio": round(med[lesson] / floor, 2), "floor": round(floor, 2), "server cpu": round(server_cpu, 2)})
+    return rows
 
 
 # --- the report -------------------------------------------------------------------------------
 
 
 def peers() -> list[str]:
+    from importlib.metadata import PackageNotFoundError, version
+
     notes = []
-    for module, name in (("fastmcp", "fastmcp"), ("agents", "openai-agents")):
+    for name, (module, _, _) in PEERS.items():
         try:
-            __import__(module)
-            notes.append(f"{name}: installed, but no contender is written for it yet")
-        except ImportError:
-            notes.append(f"{name}: not installed, skipped")
+            notes.append(f"{name} {version(name)}: measured (section call)" if installed(module) else f"{name}: not installed, skipped")
+        except PackageNotFoundError:
+            notes.append(f"{name}: importable as {module}, version unknown: measured (section call)")
     return notes
 
 
 def table(rows: list[dict[str, Any]]) -> str:
-    lines = ["| section | case | contender | value | unit | ratio |", "|---|---|---|---:|---|---:|"]
+    lines = ["| section | case | contender | value | unit | ratio | client CPU | CPU ratio | floor |", "|---|---|---|---:|---|---:|---:|---:|---:|"]
     for row in rows:
         ratio = "" if row["ratio"] is None else f"{row['ratio']:.2f}"
-        lines.append(f"| {row['section']} | {row['case']} | {row['contender']} | {row['value']} | {row['unit']} | {ratio} |")
+        cpu = f"{row['cpu']} {row['cpu unit']}" if "cpu" in row else ""
+        cpu_ratio = f"{row['cpu ratio']:.2f}" if "cpu ratio" in row else ""
+        floor = f"{row['floor']} s (servers' CPU {row['server cpu']} s)" if "floor" in row else ""
+        lines.append(f"| {row['section']} | {row['case']} | {row['contender']} | {row['value']} | {row['unit']} | {ratio} | {cpu} | {cpu_ratio} | {floor} |")
     return "\n".join(lines)
 
 
@@ -430,7 +538,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sizes", default="1,5,20", help="connect: how many servers (comma-separated)")
     parser.add_argument("--only", default=",".join(SECTIONS), help=f"sections to run, of {', '.join(SECTIONS)}")
     parser.add_argument("--json", type=Path, default=ROOT / "bench" / "results.json")
+    parser.add_argument("--quick", action="store_true", help="one round of every goal's figure (calls, connect 20, cli, pool, "
+                        "lessons), 100 calls, no lesson warm-up: under 2 minutes on an idle machine")
     args = parser.parse_args(argv)
+    if args.quick:
+        args.rounds, args.calls, args.sizes = 1, 100, "20"
+        if args.only == ",".join(SECTIONS):
+            args.only = "call,connect,cli,pool,lessons"
     only = set(args.only.split(","))
     rows: list[dict[str, Any]] = []
     load_before = Path("/proc/loadavg").read_text().split()[:3]
@@ -440,7 +554,7 @@ def main(argv: list[str] | None = None) -> int:
     if "memory" in only:
         rows += anyio.run(bench_memory)
     if "connect" in only:
-        rows += anyio.run(bench_connect, args.rounds, tuple(int(n) for n in args.sizes.split(",")))
+        rows += anyio.run(bench_connect, args.rounds, tuple(int(n) for n in args.sizes.split(",")), args.quick)
     if "close" in only:
         rows += anyio.run(bench_close, args.rounds)
     if "cli" in only:
@@ -448,7 +562,7 @@ def main(argv: list[str] | None = None) -> int:
     if "pool" in only:
         rows += bench_pool(args.rounds)
     if "lessons" in only:
-        rows += bench_lessons(args.rounds)
+        rows += bench_lessons(args.rounds, warm=not args.quick)
     report = {"rows": rows, "rounds": args.rounds, "cores": os.cpu_count(), "python": sys.version.split()[0],
               "load average before": load_before, "load average after": Path("/proc/loadavg").read_text().split()[:3],
               "seconds": round(time.perf_counter() - started, 1), "peers": peers()}

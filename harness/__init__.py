@@ -15,6 +15,7 @@ Modules follow lesson order; an earlier module never imports a later one.
     cli_types     s19  argument types the lesson runner and the CLI share
     signals       s19  one trap for SIGINT, SIGTERM, SIGHUP: one line and an exit code
     lesson        s19  the lesson runner every lesson shares: options, signals, exit codes
+    exits         s19  a program's end: flush, then os._exit (no teardown after the SDK's imports)
     client        s19  the declared protocols: what a client is (call, list, renew, offers, roots)
     mcp_client    s19  a mock MCP client: tools/list and tools/call in process
     schemas       s19  tool schemas as the Messages API takes them; calls checked against the original
@@ -23,6 +24,7 @@ Modules follow lesson order; an earlier module never imports a later one.
     naming        s21  mcp__server__tool names: normalize, collide, hash, reverse
     pool          s22  tool pool assembly without cache
     wire          s23  the wire tap: every JSON-RPC frame, ids renumbered
+    sdk_half      s23  a program imports the SDK's client half or server half, not both
     transports/   s23  the registry (kinds and config aliases): stdio (s23), sse (s24), http (s25)
     guard         s23  between tap and session: unsendable frames refused, malformed tools dropped
     hooks         s23  Mechanism: the named hooks a later lesson plugs into a connection

@@ -1,7 +1,10 @@
-"""``python -m harness``: the user CLI (harness/app.py), its usage naming it as run."""
+"""``python -m harness``: the user CLI (harness/app.py), its usage naming it as run, with the SDK's client half only (``harness.sdk_half``), ended through ``harness.exits``."""
 
-import sys
+from harness import sdk_half
 
-from harness.app import main
+sdk_half.load_only("client")
 
-sys.exit(main(prog="python -m harness"))
+from harness.app import main  # noqa: E402  (after load_only: app's SDK imports go through it)
+from harness.exits import exit_now  # noqa: E402
+
+exit_now(main(prog="python -m harness"))

@@ -59,7 +59,7 @@ from typing import Any, NoReturn
 import anyio
 import anyio.abc
 import mcp_types as types
-from mcp import ClientSession
+from mcp.client.session import ClientSession
 from mcp.shared.exceptions import MCPError
 from pydantic import ValidationError
 

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import anyio
-    from mcp import ClientSession
+    from mcp.client.session import ClientSession
     from mcp.shared.exceptions import MCPError
 
     from harness.results import ToolResult

@@ -26,13 +26,15 @@ warning names it and why, and the run goes on: collisions cannot end a run.
 
 Introduced by the hub spine (s20 is the first lesson whose servers change while the
 agent runs). ``connect_all`` opens several at once, with a limit, and joins them in the
-order asked, at most 8 local and 20 remote servers opening at once (s28). ``reconnect``
+order asked, with at most ``local_limit()`` local and 20 remote servers opening at once (s28). ``reconnect``
 connects a server again by hand. Not handled here: config files (s27), reload (s29).
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
+import math
+import os
+from collections.abc import Awaitable, Callable, ItemsView, Iterable, Iterator, Mapping
 from contextlib import nullcontext
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
@@ -48,14 +50,37 @@ Connector = Callable[[], Awaitable[Client]]
 Accept = Callable[[Mapping[str, Client]], None]
 LIVE = (State.CONNECTED, State.NEEDS_AUTH)  # states whose client offers tools to the model
 OFF = (State.DISABLED, State.BLOCKED)  # states the config or a policy chose: never started
-# Servers opened at once by connect_all, per kind. A local server's start-up is mostly CPU
-# (an interpreter importing its SDK). Claude Code opens 3 at once. On an idle 2-core machine
-# 3 finished 20 servers within 1.1x of the CPU floor, but on a busy one (other work on both
-# cores) 3 took 1.8x as long as all 20 at once, and 8 was 0.84x of a plain asyncio.gather of
-# SDK sessions (bench/run.py, sections connect and cli). 8 stays near the floor idle and
-# keeps its share busy. A remote server's connect is mostly waiting on the network: 20.
+# How many servers connect_all opens at once, per kind, from a floor model rather than a
+# guess. A local server's start-up is CPU (an interpreter importing its SDK: about 0.75 s
+# of CPU for a mock server) with short waits between (spawn, page cache, the handshake's
+# round trips): WAIT_PER_CPU, their ratio (a mock server's start-up alone, fastest runs:
+# 0.67 s of wall for 0.58 s of CPU, 0.15; the client's handshake adds its round trips). N servers cannot finish before
+# N x CPU / cores, the floor (bench/run.py, section connect). To stay at it, every core
+# must be busy through those waits, which takes cores x (1 + WAIT_PER_CPU) at once; on a
+# machine that runs other work too, the scheduler shares each core among runnable
+# processes, so the batch also gets one more slot per process of that work (the 1-minute
+# load average, read when connect_all starts) to keep its share, up to LOCAL_CAP (each
+# server holds about 50 MiB). Claude Code, for comparison, opens a fixed 3 local servers
+# at once (MCP_SERVER_CONNECTION_BATCH_SIZE) and 20 remote ones; the model gives 3 on an
+# idle 2-core machine and more when cores or other work are added, and never fewer than
+# Claude Code's 3 (one slow server then never makes a small config wait in line). A remote server's
+# connect is mostly waiting on the network, not on our cores: 20, as Claude Code.
 # lesson: s28
-LIMITS: Mapping[str, int] = MappingProxyType({"local": 8, "remote": 20})
+WAIT_PER_CPU = 0.25
+CLAUDE_CODE_LOCAL = 3
+LOCAL_CAP = 32
+LIMITS: Mapping[str, int] = MappingProxyType({"local": max(CLAUDE_CODE_LOCAL, math.ceil((os.cpu_count() or 1) * (1 + WAIT_PER_CPU))), "remote": 20})
+
+
+def local_limit(cores: int | None = None, load: float | None = None) -> int:
+    """The floor model's local limit: cores x (1 + WAIT_PER_CPU), plus the machine's other runnable work; from 3 to LOCAL_CAP."""
+    cores = cores or os.cpu_count() or 1
+    if load is None:
+        try:
+            load = os.getloadavg()[0]
+        except OSError:  # no load average on this platform: an idle machine
+            load = 0.0
+    return max(CLAUDE_CODE_LOCAL, min(LOCAL_CAP, math.ceil(cores * (1 + WAIT_PER_CPU) + load)))
 
 
 # lesson: s20
@@ -113,6 +138,10 @@ class _Live(Mapping[str, Client]):
 
     def __len__(self) -> int:
         return len(self._live())
+
+    def items(self) -> ItemsView[str, Client]:  # type: ignore[override]
+        # One pass: Mapping's own items() looks each name up again, and each lookup reads every entry.
+        return self._live().items()
 
 
 class Hub:
@@ -189,8 +218,11 @@ class Hub:
             self._connecting.pop(name).set()
 
     # lesson: s28
-    async def connect_all(self, names: Iterable[str] | None = None, *, limits: Mapping[str, int] = LIMITS) -> list[Entry]:
+    async def connect_all(self, names: Iterable[str] | None = None, *, limits: Mapping[str, int] | None = None) -> list[Entry]:
         """Connect several servers (default: every pending one), at most ``limits[kind]`` of a kind opening at once.
+
+        ``limits`` defaults to ``LIMITS`` with the local limit read now (``local_limit``:
+        the cores and the machine's load at this moment).
 
         The kinds are ``local`` (a local transport, and servers in process) and ``remote``;
         the two pools fill at the same time. The opening runs concurrently; joining the hub
@@ -205,6 +237,8 @@ class Hub:
             asked = [n for n, e in self._entries.items() if e.state is State.PENDING]
         else:
             asked = [n for n in names if self._entries[n].state not in LIVE]
+        if limits is None:
+            limits = {**LIMITS, "local": local_limit()}
         gates = {kind: anyio.Semaphore(n) for kind, n in limits.items()}  # FIFO: within a kind, starts follow the order asked
 
         async def connect_one(name: str) -> None:

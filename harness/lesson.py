@@ -77,7 +77,33 @@ Options = Callable[[argparse.ArgumentParser], None]
 
 
 def run_lesson(lesson_file: str, doc: str | None, argv: list[str] | None, out: TextIO, session: Session, options: Options | None = None) -> int:
-    """Parse ``argv``, build the model and workspace, run ``session``; return the exit code."""
+    """Parse ``argv``, build the model and workspace, run ``session``; return the exit code.
+
+    When the lesson is the program (``python lessons/sNN/code.py``), it loads the client
+    half of the SDK only (``harness.sdk_half``), and the process ends here with the code
+    through ``harness.exits.exit_now``, past the interpreter's teardown: every server is
+    stopped and the workspace removed by then. Called in process (the
+    tests' ``main(argv, out)``), it returns the code.
+    """
+    program = _is_program(lesson_file)
+    if program:
+        from harness import sdk_half
+
+        sdk_half.load_only("client")  # nothing imported mcp yet: the options come first
+    code = _run(lesson_file, doc, argv, out, session, options)
+    if program:
+        from harness.exits import exit_now
+
+        exit_now(code)
+    return code
+
+
+def _is_program(lesson_file: str) -> bool:
+    program = getattr(sys.modules.get("__main__"), "__file__", None)
+    return program is not None and Path(program).resolve() == Path(lesson_file).resolve()
+
+
+def _run(lesson_file: str, doc: str | None, argv: list[str] | None, out: TextIO, session: Session, options: Options | None) -> int:
     args = _parser(doc or "", options).parse_args(argv)
     normalizer = Normalizer() if args.deterministic else None
     transcript = Transcript(out, normalizer)

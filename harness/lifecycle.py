@@ -28,7 +28,7 @@ failed until ``reconnect()``.
 
     state: deploy: connected -> failed: connection lost: the server exited with code 3
 
-Introduced by s28. The connect limits per kind (8 local, 20 remote) are ``hub.LIMITS``;
+Introduced by s28. The connect limits per kind (local from the cores and the load, 20 remote) are ``hub.LIMITS``;
 the three named timeouts (connect, list, call) are ``spec.Timeouts``, set per server by a
 config's ``timeouts`` (and Cline's ``timeout``).
 """

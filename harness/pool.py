@@ -20,17 +20,25 @@ Rebuilt is not recomputed from scratch: turning one server's listing into marked
 ``Tool`` values (names, closures, marks) is remembered per server (``Converted``) and
 dropped exactly when that server's tools change. A client never edits its ``tools`` list
 in place; it replaces it (a new session, ``list_changed``, a reconnect) or is replaced
-(the hub promotes a signed-in server), and either makes the memo miss. What is asked
-every turn is which servers are live and what their lists are, so the stale-pool bug
-cannot come back: a 2,000-tool pool costs about a millisecond a turn instead of ten.
+(the hub promotes a signed-in server), and either makes the memo miss. The ordered pool
+is remembered the same way: handed out again only while every input of this turn is the
+very object the last pool was built from (the built-ins, each live server's name,
+client and ``tools`` list, in order), so a turn where nothing changed costs a look at
+each input, not a sort of 2,000 tools.
+
+Why this is not the bug s22 is about: ``cached`` keeps the first turn's pool whatever
+happens after, and never looks at the servers again. Here every turn still asks the hub
+which servers are live now and reads each one's list; the memo is keyed on those very
+values, so a server that connects, fails, reconnects or lists anew changes the key and
+the pool is built again in that same turn. Nothing is remembered that is not compared.
 
 Introduced by s22. Not handled here: deferred loading of large pools, description caps.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import inspect
+import operator
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -78,6 +86,7 @@ class Converted:
     def __init__(self, namer: Namer = naming.assign) -> None:
         self._namer = namer
         self._memo: dict[str, tuple[Client, object, list[Tool]]] = {}
+        self._last: tuple[list[object], Pool] | None = None  # the last pool, and the inputs it was built from
 
     def tools(self, clients: Mapping[str, Client]) -> list[Tool]:
         """Every tool of every client in ``clients``; a server converts again only if its client or list changed."""
@@ -92,12 +101,41 @@ class Converted:
             del self._memo[gone]
         return everything
 
+    def pool(self, builtins: Sequence[Tool], clients: Mapping[str, Client]) -> Pool:
+        """``assemble`` of ``builtins`` and every client's tools; the last Pool again while every input is the same object.
+
+        The key is the inputs themselves, compared by identity, never a version number a
+        caller could forget to bump: the built-in tools (frozen values) and, in order, each
+        server's name, client and ``tools`` list. Order counts: of two MCP tools with one
+        name, the first listed wins.
+        """
+        inputs: list[object] = list(builtins)
+        for name, client in clients.items():
+            inputs += (name, client, client.tools)
+        last = self._last
+        if last is not None and len(last[0]) == len(inputs) and all(map(operator.is_, last[0], inputs)):
+            return last[1]
+        pool = _ordered(builtins, self.tools(clients))
+        self._last = (inputs, pool)
+        return pool
+
 
 def _marked(tool: Tool) -> Tool:
     if tool.source == "builtin":
         return tool
     marks = [m for m, on in (("(readOnly)", tool.read_only), ("(destructive)", tool.destructive)) if on]
-    return dataclasses.replace(tool, description=" ".join([tool.description, *marks]).strip()) if marks else tool
+    return _described(tool, " ".join([tool.description, *marks]).strip()) if marks else tool
+
+
+def _described(tool: Tool, description: str) -> Tool:
+    """``dataclasses.replace(tool, description=...)`` at a sixth of its cost (a cold 2,000-tool turn marks most of them).
+
+    Hazard: this copies the fields as they are, so it is right only while ``Tool`` has no
+    ``__post_init__`` and no slots; tests/test_pool.py checks it against ``replace``.
+    """
+    copied = object.__new__(Tool)
+    copied.__dict__.update(vars(tool), description=description)
+    return copied
 
 
 def system_prompt(base: str, clients: Mapping[str, Client], entries: Mapping[str, Any] | None = None) -> str:
@@ -136,14 +174,17 @@ def rebuilt(base: str, builtins: Sequence[Tool], clients: Mapping[str, Client], 
     ``entries`` (the hub's, optional) lets the system prompt tell a needs-auth server apart.
     """
     shown: list[str] = []
+    last: list[tuple[Tool, ...]] = []  # the tools last compared with ``shown``
     converted = Converted()
 
     def turn() -> Turn:
-        live = dict(clients)  # read once: the hub's view is computed on every access
-        tools = _ordered(builtins, converted.tools(live)).tools
-        if report is not None and [t.name for t in tools] != shown:
-            shown[:] = [t.name for t in tools]
-            report("the model sees:\n" + describe(tools))
+        live = dict(clients.items())  # read once: the hub's view is computed on every access
+        tools = converted.pool(builtins, live).tools
+        if report is not None and not (last and last[0] is tools):
+            last[:] = [tools]
+            if [t.name for t in tools] != shown:
+                shown[:] = [t.name for t in tools]
+                report("the model sees:\n" + describe(tools))
         return Turn(system_prompt(base, live, entries), tools)
 
     return turn

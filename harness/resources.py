@@ -42,7 +42,7 @@ from typing import Any
 
 import anyio
 import mcp_types as types
-from mcp import ClientSession
+from mcp.client.session import ClientSession
 from mcp.shared.exceptions import MCPError
 
 from harness.client import Offers, has_resources

@@ -22,7 +22,7 @@ from typing import Any
 import anyio
 import anyio.abc
 import mcp_types as types
-from mcp import ClientSession
+from mcp.client.session import ClientSession
 from mcp.shared.exceptions import MCPError
 
 from harness import transports

@@ -44,7 +44,9 @@ from harness.redact import Redactor, alternation, clean, probe
 
 _GROUP: ContextVar[str | None] = ContextVar("transcript_group", default=None)
 _HOSTS = ("127.0.0.1", "localhost", "[::1]")
-_JSON = json.JSONEncoder(sort_keys=True, ensure_ascii=False, default=str)  # made once: json.dumps(**options) builds one per call
+# Made once (json.dumps(**options) builds one per call). Its separators are dumps's: the
+# wire tap builds a frame's line around a message encoded by it, and --wire prints that text.
+ENCODER = json.JSONEncoder(sort_keys=True, ensure_ascii=False, default=str)
 _PORT = re.compile(r"\b(127\.0\.0\.1|localhost|\[::1\]):\d+")
 
 
@@ -104,15 +106,23 @@ class Transcript:
         in it could change (the usual case), it is returned as it is, without visiting
         each string, and the same JSON is the line.
         """
-        text = _JSON.encode(value)
-        if not ("\\r" in text or self.redact.seen_in(text) or (self.normalize is not None and self.normalize.seen_in(text))):
+        text = ENCODER.encode(value)
+        if not self.dirty(text):
             return value, text
         value = clean(value, self._text)
-        return value, _JSON.encode(value)
+        return value, ENCODER.encode(value)
 
-    def show(self, event: dict[str, Any]) -> None:
-        """Print an already clean event from inside a callback (never raises on output)."""
-        self.output(lambda: self._write(event))
+    def dirty(self, json_text: str) -> bool:
+        """Could cleaning change anything in this JSON text? (False: certainly not.)"""
+        return "\\r" in json_text or self.redact.seen_in(json_text) or (self.normalize is not None and self.normalize.seen_in(json_text))
+
+    def show(self, event: dict[str, Any], text: str | None = None) -> None:
+        """Print an already clean event from inside a callback (never raises on output).
+
+        ``text``: the event's ``render`` already made by the caller (the wire tap has the
+        frame's JSON at hand), so it is not rendered again.
+        """
+        self.output(lambda: self._write(event, text))
 
     def _text(self, text: str) -> str:
         text = self.redact(text)
@@ -172,11 +182,11 @@ class Transcript:
         for action in (self._held or {}).pop(group, []):
             action()
 
-    def _write(self, event: dict[str, Any]) -> None:
+    def _write(self, event: dict[str, Any], text: str | None = None) -> None:
         if self.out is None or self.broken:
             return
         try:
-            self.out.write(render(event) + "\n")
+            self.out.write((render(event) if text is None else text) + "\n")
             self.out.flush()
         except (BrokenPipeError, ValueError):  # ValueError: the stream was closed under us
             self.broken = True

@@ -39,10 +39,11 @@ from types import TracebackType
 from typing import Any, TextIO
 
 from harness.errors import UsageError
-from harness.transcript import Transcript
+from harness.transcript import ENCODER, Transcript
 
 Sink = Callable[[str, str, dict[str, Any]], None]  # (server, direction, message)
 SUBSCRIPTION = "io.modelcontextprotocol/subscriptionId"  # in _meta: the listen request a 2026-07-28 notification belongs to
+_ENCODE = ENCODER.encode
 
 
 class InvalidFrame(ValueError):
@@ -114,24 +115,37 @@ class WireTap:
         self._ids.setdefault(server, _Ids()).new_session()
 
     def tap(self, server: str, read: Any, write: Any) -> tuple[Any, Any]:
-        """Wrap a transport's (read, write) stream pair; frames are recorded as they pass."""
+        """Wrap a transport's (read, write) stream pair; frames are recorded as they pass.
+
+        A tap that neither shows nor writes frames (``events`` only) leaves the pair as it
+        is: nobody would see a frame, so none is dumped.
+        """
         self._ids.setdefault(server, _Ids())
+        if isinstance(self._sink, Transcript) and not self._show and self._file is None:
+            return read, write
         return _TapRead(read, lambda item: self._record(server, "recv", item)), _TapWrite(write, lambda item: self._record(server, "send", item))
 
     def _record(self, server: str, direction: str, item: Any) -> None:
         message = self._renumber(server, direction, _as_dict(item))
-        fields = {"server": server, "direction": direction, "message": message}
-        if not isinstance(self._sink, Transcript):
-            self._sink(server, direction, message)
+        sink = self._sink
+        if not isinstance(sink, Transcript):
+            sink(server, direction, message)
             return
-        # One JSON dump serves the redaction check and the file line. Not kept in
-        # transcript.events: a long session would hold every frame forever.
-        event, line = self._sink.clean_json({"kind": "frame", **fields})
+        # The message is encoded once: the file line is that text inside the event's
+        # other (key-sorted) fields, and --wire prints the same text. Only a frame with
+        # something to redact or normalize in it is cleaned and encoded again. Not kept
+        # in transcript.events: a long session would hold every frame forever.
+        text = _ENCODE(message)
+        line = f'{{"direction": "{direction}", "kind": "frame", "message": {text}, "server": {_ENCODE(server)}}}'
+        event = {"kind": "frame", "server": server, "direction": direction, "message": message}
+        if sink.dirty(line):
+            event, line = sink.clean_json(event)
+            text = None
         if self._show:
-            self._sink.show(event)
+            sink.show(event, None if text is None else f"    {'>>' if direction == 'send' else '<<'} {server} {text}")
         if self._file is not None:
             file = self._file
-            self._sink.output(lambda: file.write(line + "\n"))  # held with the transcript's lines, when it holds
+            sink.output(lambda: file.write(line + "\n"))  # held with the transcript's lines, when it holds
 
     def _renumber(self, server: str, direction: str, message: dict[str, Any]) -> dict[str, Any]:
         ids = self._ids.setdefault(server, _Ids())
@@ -150,6 +164,7 @@ class WireTap:
             # with two servers listening, N depends on which connected first, so it is renumbered as that request was.
             meta[SUBSCRIPTION] = ids.client(meta[SUBSCRIPTION])
         return message
+
 
 def _as_dict(item: Any) -> dict[str, Any]:
     if isinstance(item, InvalidFrame):

@@ -3,9 +3,7 @@
 All flags and behaviour are in ``mock_servers.serve``; this module only names the server.
 """
 
-import sys
-
-from mock_servers.serve import main
+from mock_servers.serve import run
 
 if __name__ == "__main__":
-    sys.exit(main(name="deploy"))
+    run(name="deploy")

@@ -19,7 +19,6 @@ Imports nothing from the harness.
 from __future__ import annotations
 
 import argparse
-import sys
 import warnings
 from typing import Any
 
@@ -37,7 +36,7 @@ LINK = "http://127.0.0.1:9/desk/link?account=acme"  # shown, never fetched: the 
 
 def build() -> Any:
     import mcp_types as types
-    from mcp.server import Server
+    from mcp.server.lowlevel import Server  # not mcp.server: its __init__ imports MCPServer (harness.sdk_half)
     from mcp.shared.exceptions import MCPError
 
     warnings.filterwarnings("ignore", message="The (sampling|roots|logging) capability is deprecated")
@@ -118,4 +117,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from harness.exits import exit_now
+    from mock_servers.serve import server_side_sdk
+
+    server_side_sdk()
+    exit_now(main())

@@ -4,9 +4,7 @@ Resources, a resource template, a prompt with completion, log messages and list_
 notifications (s30). All flags and behaviour are in ``mock_servers.serve``.
 """
 
-import sys
-
-from mock_servers.serve import main
+from mock_servers.serve import run
 
 if __name__ == "__main__":
-    sys.exit(main(name="handbook"))
+    run(name="handbook")

@@ -5,9 +5,7 @@ resource links and embedded resources (one with a hostile URI), structured conte
 an error with no words, and content meant for the user only.
 """
 
-import sys
-
-from mock_servers.serve import main
+from mock_servers.serve import run
 
 if __name__ == "__main__":
-    sys.exit(main(name="media"))
+    run(name="media")

@@ -5,9 +5,7 @@ A server not to trust (s31): ``tidy`` claims to be read-only and deletes every n
 behaviour are in ``mock_servers.serve``.
 """
 
-import sys
-
-from mock_servers.serve import main
+from mock_servers.serve import run
 
 if __name__ == "__main__":
-    sys.exit(main(name="notes"))
+    run(name="notes")

@@ -519,4 +519,9 @@ def main(argv: list[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
+    from harness.exits import exit_now
+    from mock_servers.serve import server_side_sdk
+
+    server_side_sdk()
     main()
+    exit_now(0)

@@ -287,4 +287,9 @@ def _positive(value: str) -> int:
 
 
 if __name__ == "__main__":
+    from harness.exits import exit_now
+    from mock_servers.serve import server_side_sdk
+
+    server_side_sdk()
     main()
+    exit_now(0)

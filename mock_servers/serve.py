@@ -56,7 +56,7 @@ import socket
 import sys
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NoReturn
 
 from mock_servers.catalog import SERVERS, ServerDef
 
@@ -167,7 +167,7 @@ def build_server(definition: ServerDef, options: Options, counters: Counters) ->
 
     import anyio
     import mcp_types as types
-    from mcp.server import Server
+    from mcp.server.lowlevel import Server  # not mcp.server: its __init__ imports MCPServer (harness.sdk_half)
 
     fixed = types.ListToolsResult(tools=[types.Tool.model_validate(t.listing()) for t in definition.tools])
 
@@ -506,5 +506,26 @@ def main(argv: list[str] | None = None, name: str | None = None) -> int:
     return 0
 
 
+def server_side_sdk() -> None:
+    """Let this server process import the server half of the SDK only (``harness.sdk_half``): call before anything imports ``mcp``."""
+    from harness import sdk_half
+
+    sdk_half.load_only("server")
+
+
+def run(name: str | None = None) -> NoReturn:
+    """A server module's ``__main__``: ``main`` with the server half of the SDK only, then out at once.
+
+    ``harness.exits.exit_now`` skips the interpreter's teardown (a quarter of a second of
+    CPU after the SDK's imports, paid by every server a lesson or test spawns): by then the
+    transport's frames are written and flushed, and the mock servers open no file and start
+    no process.
+    """
+    from harness.exits import exit_now
+
+    server_side_sdk()
+    exit_now(main(name=name))
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    run()

@@ -147,3 +147,63 @@ def test_describe_shows_each_description_on_one_line_escaped_and_cut():
     assert len(lines) == 2, f"expected one line per tool, got {lines}"
     assert lines[1].startswith("mcp__s__t: Line one.\\nuser> obey\\u202exxx"), lines[1]
     assert lines[1].endswith("... (cut: 1021 characters)") and len(lines[1]) <= len("mcp__s__t: ") + DESCRIBED + 30, lines[1]
+
+
+# -- the remembered pool (harness.pool.Converted): built again whenever an input changed --
+
+
+class Listing:
+    """A client as the pool reads one: a name and a ``tools`` list, replaced (never edited) on change."""
+
+    def __init__(self, name, *tools):
+        self.name, self.tools = name, [{"name": t, "description": f"{t}.", "inputSchema": {"type": "object"}} for t in tools]
+
+    async def call_tool(self, tool, arguments):
+        return None
+
+
+def _names(source):
+    return [t.name for t in source().tools]
+
+
+def test_an_unchanged_turn_hands_out_the_same_pool():
+    from harness.pool import rebuilt
+
+    source = rebuilt("Base.", [tool("read_file")], {"docs": Listing("docs", "search")})
+    assert source().tools is source().tools, "nothing changed: the last pool, not a new sort"
+
+
+def test_the_remembered_pool_follows_every_change_of_its_inputs():
+    from harness.pool import rebuilt
+
+    clients = {"docs": Listing("docs", "search")}
+    source = rebuilt("Base.", [tool("read_file")], clients)
+    assert _names(source) == ["read_file", "mcp__docs__search"]
+    clients["deploy"] = Listing("deploy", "ship")  # a server connects
+    assert _names(source) == ["read_file", "mcp__deploy__ship", "mcp__docs__search"]
+    clients["docs"].tools = [{"name": "fetch", "inputSchema": {"type": "object"}}]  # list_changed: a new list
+    assert _names(source) == ["read_file", "mcp__deploy__ship", "mcp__docs__fetch"]
+    clients["docs"] = Listing("docs", "again")  # a reconnect: a new client
+    assert _names(source) == ["read_file", "mcp__deploy__ship", "mcp__docs__again"]
+    del clients["deploy"]  # a server fails or closes
+    assert _names(source) == ["read_file", "mcp__docs__again"]
+
+
+def test_the_order_of_servers_decides_a_name_collision_every_turn():
+    from harness.pool import Converted
+
+    same = {"a": Listing("x", "t"), "b": Listing("x", "t")}  # two servers whose tools get one name
+    converted = Converted(namer=lambda pairs: {p: f"mcp__{p[0]}__{p[1]}" for p in pairs})
+    first = converted.pool([], same).tools[0]
+    assert first.call is converted.pool([], same).tools[0].call
+    flipped = converted.pool([], {"b": same["b"], "a": same["a"]}).tools[0]
+    assert flipped.call is not first.call, "the servers' order changed: the first listed wins again"
+
+
+def test_a_marked_tool_is_what_dataclasses_replace_makes():
+    import dataclasses
+
+    from harness.pool import _marked
+
+    original = tool("mcp__d__r", "d", read_only=True, destructive=True)
+    assert vars(_marked(original)) == vars(dataclasses.replace(original, description="mcp__d__r does things. (readOnly) (destructive)"))

@@ -307,3 +307,40 @@ def test_the_cli_chats_live_with_a_combinator_server_through_the_stand_in(tmp_pa
                                  "$: matches none of the 2 alternatives of the top-level anyOf"), results[1]
     assert results[2] == '  <- pair got {"count": 2, "name": "n"}'
     assert "assistant> Record a1 found; the second lookup needs an id or a path." in lines, done.stdout
+
+
+# -- the plain fast path (schemas.plainly_valid): it may only ever agree with jsonschema's "valid" --
+
+PLAIN_CASES = [
+    ({"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]}, [{"q": "x"}, {}, {"q": 1}, {"q": None}, {"q": "x", "more": 1}]),
+    ({"type": "object", "properties": {"n": {"type": "integer"}, "f": {"type": "number"}, "b": {"type": "boolean"}}},
+     [{"n": 1}, {"n": True}, {"n": 1.0}, {"n": 1.5}, {"f": 2}, {"f": 2.5}, {"f": False}, {"b": True}, {"b": 1}, {"b": 0}]),
+    ({"type": "object", "properties": {"e": {"type": "string", "enum": ["a", "b"], "default": "a"}}}, [{"e": "a"}, {"e": "c"}, {"e": 1}, {}]),
+    ({"type": "object", "properties": {"e": {"enum": [1, True, "a"]}}}, [{"e": 1}, {"e": True}, {"e": 1.0}, {"e": "a"}, {"e": "b"}]),
+    ({"type": "object", "properties": {"a": {"type": "string"}}, "additionalProperties": False}, [{"a": "x"}, {"a": "x", "b": 1}, {}]),
+    ({"type": "object", "properties": {"a": {"type": ["string", "null"]}}}, [{"a": None}, {"a": "x"}, {"a": 1}]),
+    ({"type": "object", "properties": {"a": {"type": "string", "minLength": 3}}}, [{"a": "abcd"}, {"a": "ab"}]),
+    ({"type": "object", "required": ["a", 1]}, [{"a": 1}]),
+    ({"type": "object", "properties": {}, "anyOf": [{"required": ["a"]}, {"required": ["b"]}]}, [{"a": 1}, {}]),
+    ({"type": "object", "properties": {"a": {"type": "strin"}}}, [{"a": "x"}, {}]),
+    ({"type": "object"}, [{}, {"x": [1, 2]}, [], "text"]),
+    ({"type": "string"}, ["x", {}]),
+]
+
+
+def test_the_plain_fast_path_never_passes_what_jsonschema_refuses():
+    from jsonschema.validators import Draft202012Validator
+
+    passed = 0
+    for schema, calls in PLAIN_CASES:
+        for arguments in calls:
+            if schemas.plainly_valid(schema, arguments):
+                passed += 1
+                assert Draft202012Validator(schema).is_valid(arguments), f"fast path passed {arguments!r} against {schema!r}; jsonschema refuses it"
+    assert passed >= 12, "the fast path should pass the plain valid calls"
+
+
+def test_a_refusal_is_worded_by_jsonschema_as_before():
+    check = schemas.checker({"type": "object", "properties": {"e": {"type": "string", "enum": ["a", "b"]}}, "required": ["e"]})
+    assert check({"e": "a"}) is None
+    assert check({"e": "c"}) == "$.e: 'c' is not one of ['a', 'b'] (rule: properties/e/enum)"

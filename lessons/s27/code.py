@@ -56,7 +56,7 @@ async def session(run: lesson.Run) -> None:
         for source in sorted({s.source for s in servers}):
             run.transcript.note(f"read {source}: {', '.join(s.name for s in servers if s.source == source)}")
         async with Stack(servers, run.transcript, until="s27", environ=environ, tap=tap) as stack:
-            await stack.connect_all()  # every pending server, at most 8 local ones starting at once
+            await stack.connect_all()  # every pending server, a few local ones starting at once (hub.local_limit)
             for row in config.rows(stack.hub, servers):
                 detail = row["error"] or ", ".join(row["tools"])
                 run.transcript.note(f"{row['name']} ({row['scope']}, {row['transport'] or 'no transport'}): {row['state']}: {detail}")

@@ -11,7 +11,7 @@ transport, stdio included. Every transition the hub makes is printed as a `state
   server is spawned again, with its ${PYTHON} expanded again, and the call goes through.
 - search hangs at start (`--slow-start 30`). Its own connect timeout (`"timeouts":
   {"connect": 1}` in its entry) fails it after 1 s, and the error says which timeout fired
-  and where to change it. It holds one of the 8 local slots; the others are not delayed.
+  and where to change it. It holds one of the local slots; the others are not delayed.
 - At the end the user reconnects deploy by hand (`hub.reconnect`), as `/mcp` does.
 
 Not here: the connect_mcp tool (s20), since every server comes from the settings file.
@@ -41,7 +41,7 @@ async def session(run: lesson.Run) -> None:
     with wire.recording(run.transcript, run.args) as tap:
         servers = config.load(nowhere, [settings])
         async with Stack(servers, run.transcript, until="s28", environ=environ, tap=tap) as stack:
-            await stack.connect_all()  # at most 8 local and 20 remote servers starting at once
+            await stack.connect_all()  # a few local (hub.local_limit) and at most 20 remote servers starting at once
             await run.agent(stack.pool(BASE, run.workspace.tools(), report=run.transcript.note))
             run.transcript.note("the user reconnects deploy by hand")
             await stack.hub.reconnect("deploy")

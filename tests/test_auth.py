@@ -6,9 +6,9 @@ moves, never a wait. The client side is the real harness: ``harness.connection``
 SDK's OAuth provider under ``harness.auth``, and a ``Hub`` holding the server. After every test no process it started is left
 (tests/leaks.py).
 
-s26 runs in process (``main(argv, out)``) where it can; as a child process (``s26()``) where
-a test needs a signal and its exit code, a real run's own streams, or a TMPDIR, HOME or
-XDG_STATE_HOME of its own (the temporary folder is fixed once per process).
+s26 runs in process (``main(argv, out)``, ``s26_here`` with a TMPDIR, HOME or XDG_STATE_HOME
+of its own) where it can; as a child process where a test needs a signal and its exit code
+(Ctrl-C during the OAuth setup) or a real run's own streams (real ports, no secret on them).
 """
 
 from __future__ import annotations
@@ -22,13 +22,14 @@ import signal
 import stat
 import subprocess
 import sys
+import tempfile
 from contextlib import asynccontextmanager
 from pathlib import Path
 
 import anyio
 import httpx2
 import pytest
-from conftest import call_main, load_lesson, run_lesson
+from conftest import ROOT, call_main, load_lesson, run_lesson
 from secret_check import assert_no_secret
 from leaks import no_process_left  # noqa: F401  (the fixture)
 from limits import RUN, STEP, TIMEOUTS, scaled
@@ -548,14 +549,29 @@ RUN_TIMEOUT = RUN  # seconds for one s26 run (tests/limits.py)
 UNRESERVED_RUN = re.compile(r"[A-Za-z0-9._~-]{43,}")  # a PKCE verifier, a state or a challenge: 43+ such characters
 
 
-def s26(*args: str, env: dict[str, str] | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    """``python lessons/s26/code.py ARGS``, from the repository root, with the course's fixed environment."""
-    from conftest import ROOT
+@pytest.fixture
+def s26_here(monkeypatch, capfd, caplog):
+    """``python lessons/s26/code.py ARGS`` in this process, from the repository root, without Anthropic settings.
 
-    full = {**os.environ, "PYTHONHASHSEED": "0", "PYTHONUTF8": "1", **(env or {})}
-    full = {k: v for k, v in full.items() if not k.startswith("ANTHROPIC_")}
-    return subprocess.run([sys.executable, str(ROOT / "lessons/s26/code.py"), *args], cwd=cwd or ROOT, env=full,
-                          capture_output=True, text=True, timeout=RUN_TIMEOUT)
+    ``env`` is set for the run (TMPDIR too: the temporary folder this process caches); its
+    servers inherit it. The result's stderr is this process's stderr (its servers' too) and
+    what was logged: in a process of its own, a log record with no handler goes to stderr.
+    """
+    monkeypatch.chdir(ROOT)
+    for name in [k for k in os.environ if k.startswith("ANTHROPIC_")]:
+        monkeypatch.delenv(name)
+
+    def run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+        for name, value in (env or {}).items():
+            monkeypatch.setenv(name, value)
+        if env and "TMPDIR" in env:
+            monkeypatch.setattr(tempfile, "tempdir", env["TMPDIR"])
+        capfd.readouterr()
+        caplog.clear()
+        code, stdout = call_main(load_lesson("s26").main, list(args))
+        return subprocess.CompletedProcess(["s26", *args], code, stdout, capfd.readouterr().err + caplog.text)
+
+    return run
 
 
 def stored_secrets(store: Path) -> set[str]:
@@ -616,7 +632,7 @@ def test_token_lifetime_sets_the_servers_lifetime_and_the_refresh_margin(tmp_pat
 
 @pytest.mark.slow
 @pytest.mark.parametrize("store_kind", ["given", "default"])
-def test_no_token_secret_or_verifier_reaches_a_transcript_frames_or_the_workspace(tmp_path, store_kind):
+def test_no_token_secret_or_verifier_reaches_a_transcript_frames_or_the_workspace(tmp_path, store_kind, s26_here):
     workspace, frames, temp = tmp_path / "ws", tmp_path / "frames.jsonl", tmp_path / "tmp"
     workspace.mkdir()
     temp.mkdir()
@@ -625,11 +641,11 @@ def test_no_token_secret_or_verifier_reaches_a_transcript_frames_or_the_workspac
     env = {"TMPDIR": str(temp), "HOME": str(tmp_path / "home"), "XDG_STATE_HOME": str(tmp_path / "state")}
     store = tmp_path / "store"
     extra = ("--token-store", str(store)) if store_kind == "given" else ()
-    runs = [s26("--workspace", str(workspace), "--frames", str(frames), *extra, env=env)]
+    runs = [s26_here("--workspace", str(workspace), "--frames", str(frames), *extra, env=env)]
     texts = [runs[0].stdout, runs[0].stderr, frames.read_text()]
     secrets = stored_secrets(store) if store_kind == "given" else set()
     if store_kind == "given":
-        runs.append(s26("--workspace", str(workspace), "--frames", str(frames), *extra, env=env))  # the signed-in run
+        runs.append(s26_here("--workspace", str(workspace), "--frames", str(frames), *extra, env=env))  # the signed-in run
         texts += [runs[1].stdout, runs[1].stderr, frames.read_text()]
         secrets |= stored_secrets(store)
         assert len(secrets) >= 8, f"the scan needs real secrets to look for, found {len(secrets)}"
@@ -646,7 +662,7 @@ def test_no_token_secret_or_verifier_reaches_a_transcript_frames_or_the_workspac
 
 
 @pytest.mark.slow
-def test_the_model_cannot_read_list_or_plant_tokens_even_with_the_workspace_above_the_store(tmp_path):
+def test_the_model_cannot_read_list_or_plant_tokens_even_with_the_workspace_above_the_store(tmp_path, s26_here):
     """--workspace W --token-store W/store, and the per-user state under W too: every file tool refuses them."""
     state = tmp_path / "state"
     (state / "mcp-course" / "tokens").mkdir(parents=True)
@@ -665,7 +681,7 @@ def test_the_model_cannot_read_list_or_plant_tokens_even_with_the_workspace_abov
         "      - {name: read_file, input: {path: ./store/../store/server/ports.json}}\n"
         "  - text: done\n")
     env = {"XDG_STATE_HOME": str(state), "HOME": str(tmp_path / "home")}
-    done = s26("--workspace", str(tmp_path), "--token-store", str(tmp_path / "store"), "--scenario", str(scenario), "--deterministic", env=env)
+    done = s26_here("--workspace", str(tmp_path), "--token-store", str(tmp_path / "store"), "--scenario", str(scenario), "--deterministic", env=env)
     assert done.returncode == 0, done.stdout + done.stderr
     refusals = [line for line in done.stdout.splitlines() if line.startswith("  <! ")]
     assert len(refusals) == 5 and all("private state" in line for line in refusals), "\n".join(refusals) or done.stdout

@@ -3,7 +3,8 @@
 Each solution runs in this process, on a temporary copy of its lesson (and of harness/
 and mock_servers/ when it edits them); the lesson's own files are never changed. The ids
 of solutions that start servers end in ``slow`` and carry the ``slow`` marker:
-``pytest -m "not slow"`` leaves them out.
+``pytest -m "not slow"`` leaves them out, as it does the appendix server's CLI run (its server is
+a child process; the leak check applies).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import sys
 
 import pytest
 from cases import ROOT
+from leaks import no_process_left  # noqa: F401  (the fixture)
 
 sys.path.insert(0, str(ROOT / "exercises"))
 import runner  # noqa: E402  (exercises/ is not a package; its runner is shared with the site)
@@ -68,6 +70,7 @@ def tempfile_root() -> str:
     return tempfile.gettempdir()
 
 
+@pytest.mark.usefixtures("no_process_left")  # the glossary server is a child process of each command: slow, and none may be left
 def test_appendix_server_through_the_cli(monkeypatch, tmp_path):
     """The appendix's glossary server, through the user CLI as the page says (in process; --home and
     --managed point at an empty folder, so this machine's own config is not read)."""

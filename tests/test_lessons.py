@@ -1,12 +1,13 @@
 """Every lesson run in the registry is pinned by a snapshot, byte for byte.
 
 The runs, ``--help`` and the missing key are run in this process (``main(argv, out)``).
-Only the check that an offline lesson imports no SDK starts a child process: it needs an
-interpreter that has imported nothing yet.
+Only the checks that a lesson imports no SDK before it must start a child process: they need
+an interpreter that has imported nothing yet. One per lesson runs all of that lesson's cases.
 """
 
 from __future__ import annotations
 
+import ast
 import os
 import subprocess
 import sys
@@ -87,41 +88,38 @@ def test_live_without_key_is_one_line_exit_2(lesson, capfd, monkeypatch):
 
 
 OFFLINE_LESSONS = [lesson for lesson in LESSONS if lesson <= "s22"]
-
-
-@pytest.mark.parametrize("lesson", OFFLINE_LESSONS)
-def test_offline_lessons_import_neither_mcp_nor_anthropic(lesson):
-    probe = (
-        "import importlib.util, io, sys\n"
-        f"spec = importlib.util.spec_from_file_location('lesson', 'lessons/{lesson}/code.py')\n"
-        "module = importlib.util.module_from_spec(spec)\n"
-        "spec.loader.exec_module(module)\n"
-        "code = module.main([], io.StringIO())\n"
-        "heavy = sorted(n for n in sys.modules if n.split('.')[0] in ('mcp', 'anthropic', 'httpx', 'pydantic'))\n"
-        "print(code, heavy)\n"
-    )
-    result = _python("-c", probe)
-    assert result.stdout.strip() == "0 []", f"{lesson}: expected exit 0 and no heavy imports, got {result.stdout!r} {result.stderr}"
-
-
 SDK = ("mcp", "mcp_types", "anthropic", "httpx", "httpx2", "pydantic")  # the clients; a mock server's constant may bring starlette (s26)
+USAGE = [("--help",), ("--max-turns", "0"), ("--prompt", "hi")]  # help, a bad option, bad usage: answered before any SDK import
+PROBE = """\
+import importlib.util, io, sys
+spec = importlib.util.spec_from_file_location('lesson', 'lessons/{lesson}/code.py')
+module = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(module)
+for argv in {runs!r}:
+    try:
+        code = module.main(list(argv), io.StringIO())
+    except SystemExit as exc:
+        code = exc.code
+    heavy = sorted({{n.split('.')[0] for n in sys.modules}} & {sdk!r})
+    print(repr((list(argv), code, heavy)), file=sys.stderr)
+"""
 
 
 @pytest.mark.parametrize("lesson", LESSONS)
-@pytest.mark.parametrize("argv", [("--help",), ("--max-turns", "0"), ("--prompt", "hi")], ids=["help", "bad_option", "usage"])
-def test_help_and_usage_errors_come_before_the_sdk(lesson, argv):
-    """--help and a bad command line are answered before any SDK is imported (they take a tenth of the CPU)."""
-    probe = (
-        "import importlib.util, io, sys\n"
-        f"spec = importlib.util.spec_from_file_location('lesson', 'lessons/{lesson}/code.py')\n"
-        "module = importlib.util.module_from_spec(spec)\n"
-        "spec.loader.exec_module(module)\n"
-        "try:\n"
-        f"    code = module.main({list(argv)!r}, io.StringIO())\n"
-        "except SystemExit as exc:\n"
-        "    code = exc.code\n"
-        f"heavy = sorted({{n.split('.')[0] for n in sys.modules}} & {set(SDK)!r})\n"
-        "print(code, heavy, file=sys.stderr)\n"
-    )
-    result = _python("-c", probe)
-    assert result.stderr.strip().splitlines()[-1] in ("0 []", "2 []"), f"{lesson} {argv}: expected exit 0 or 2 and no SDK imported, got {result.stderr!r}"
+def test_help_and_usage_errors_come_before_the_sdk_and_offline_lessons_import_none(lesson):
+    """--help and a bad command line are answered before any SDK is imported (they take a tenth of the CPU);
+    an offline lesson's whole run (s19-s22) imports none either.
+
+    One fresh interpreter per lesson runs its cases in turn, each checked as soon as it
+    returns: ``sys.modules`` only grows, so the first case that imports an SDK is the one
+    named. The offline run comes last, after every usage case has been checked clean.
+    """
+    runs = [*USAGE, ()] if lesson in OFFLINE_LESSONS else USAGE
+    result = _python("-c", PROBE.format(lesson=lesson, runs=runs, sdk=set(SDK)))
+    seen = [line for line in result.stderr.splitlines() if line.startswith("([")]
+    assert len(seen) == len(runs), f"{lesson}: expected one line per case {runs}, got {result.stderr!r}"
+    for argv, line in zip(runs, seen):
+        got, code, heavy = ast.literal_eval(line)
+        expected = (0,) if argv == () else (0, 2)
+        assert got == list(argv) and code in expected and heavy == [], \
+            f"{lesson} {list(argv)}: expected exit {' or '.join(map(str, expected))} and no SDK imported, got exit {code}, {heavy}"

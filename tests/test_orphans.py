@@ -24,8 +24,10 @@ left, so that only the harness's own measures can stop it (the group SIGTERM on 
 or signalled exit, the parent-death signal after ``kill -9``).
 
 SIGKILL is tried at every moment of every lesson; SIGINT and SIGTERM each at every moment,
-spread over the lessons, and SIGHUP (a closed terminal) twice (``tests/test_exits.py``
-checks their exit codes and last lines). After those the temporary workspace is gone as
+spread over the lessons, and SIGHUP (a closed terminal) twice. A signal mid-call also gets
+``tests/test_exits.py``'s checks of how the run ends: its exit code (130, 143, 129), its last
+line ``error: <word>`` and no Traceback; test_exits runs the other lessons and signals
+mid-call, so one child run here answers both questions. After those the temporary workspace is gone as
 well (TMPDIR is the case's own folder); after SIGKILL it stays, as nothing can catch it.
 
 Also here: a normal close stops a stdio server's whole process group, a helper the server
@@ -46,7 +48,7 @@ import anyio
 import pytest
 from leaks import Proc, adopting, children, descendants, kill_tree, no_process_left, processes, settle  # noqa: F401  (no_process_left: the fixture)
 from limits import RUN
-from test_exits import STOP_TIMEOUT, Lesson, kill_strays, lesson_env  # noqa: F401  (kill_strays: the fixture)
+from test_exits import ENDINGS, STOP_TIMEOUT, Lesson, assert_no_traceback, kill_strays, lesson_env  # noqa: F401  (kill_strays: the fixture)
 
 from harness.connection import connect
 from harness.errors import ServerError
@@ -130,6 +132,11 @@ def test_nothing_outlives_a_stopped_lesson(lesson, signum, moment, tmp_path):
                       + "\n".join(f"  {p}" for p in left) + f"\n{result}")
     if signum != signal.SIGKILL:
         assert sorted(os.listdir(tmp)) == [], f"expected the temporary workspace removed after {signum.name} ({moment})\n{result}"
+    if moment == "call" and signum in ENDINGS:
+        code, word = ENDINGS[signum]
+        assert (result.code, result.last_line) == (code, f"error: {word}"), \
+            f"expected exit code {code} and the last stdout line `error: {word}` after {signum.name} mid-call\n{result}"
+        assert_no_traceback(result)
 
 
 def test_a_normal_close_stops_the_server_s_whole_process_group(tmp_path):

@@ -50,13 +50,18 @@ def test_a_temporary_store_is_0700_named_by_its_run_and_gone_after(monkeypatch, 
     assert not store.exists()
 
 
-def test_a_killed_run_leaves_its_store_and_the_next_run_removes_it(tmp_path):
-    """kill -9 in the middle: the folder stays (nothing runs on SIGKILL), and the next store takes it away."""
+def test_a_killed_run_leaves_its_store_and_the_next_run_removes_it(tmp_path, monkeypatch):
+    """kill -9 in the middle: the folder stays (nothing runs on SIGKILL), and the next store takes it away.
+
+    The killed run is a child process (only a process can be killed); the next run is this one.
+    """
     env = {**os.environ, "TMPDIR": str(tmp_path)}
     code = ("import os, signal, sys\nfrom harness.auth.store import temporary_store\n"
             "with temporary_store() as store:\n    (store / 'docs.json').write_text('{}')\n    os.kill(os.getpid(), signal.SIGKILL)\n")
     subprocess.run([sys.executable, "-c", code], env=env, check=False, timeout=RUN)
     left = list(tmp_path.glob(f"{TEMPORARY}*"))
     assert len(left) == 1, left
-    subprocess.run([sys.executable, "-c", "from harness.auth.store import temporary_store\nwith temporary_store(): pass\n"], env=env, check=True, timeout=RUN)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # the temporary folder, as TMPDIR gives the child
+    with temporary_store():
+        pass
     assert not list(tmp_path.glob(f"{TEMPORARY}*")), "the next run swept the killed run's store"

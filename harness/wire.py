@@ -30,7 +30,7 @@ Introduced by s23. Not handled here: HTTP-level events, binary payloads, frame s
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
@@ -92,11 +92,13 @@ class WireTap:
     ``callback(server, direction, message)`` instead.
     """
 
-    def __init__(self, sink: Transcript | Sink, *, show: bool = True, file: TextIO | None = None, events: bool = False) -> None:
+    def __init__(self, sink: Transcript | Sink, *, show: bool = True, file: TextIO | None = None, events: bool = False,
+                 headers: Collection[str] = ()) -> None:
         self._sink = sink
         self._show = show
         self._file = file
         self._events = events
+        self._headers = frozenset(headers)  # s34: servers over HTTP whose requests' own headers are shown (MCP-Protocol-Version...)
         self._ids: dict[str, _Ids] = {}
 
     def trace(self, server: str) -> Callable[[str], None] | None:
@@ -117,7 +119,9 @@ class WireTap:
 
     def _record(self, server: str, direction: str, item: Any) -> None:
         message = self._renumber(server, direction, _as_dict(item))
-        fields = {"server": server, "direction": direction, "message": message}
+        fields: dict[str, Any] = {"server": server, "direction": direction, "message": message}
+        if server in self._headers and (headers := getattr(getattr(item, "metadata", None), "headers", None)):
+            fields["headers"] = dict(headers)
         if not isinstance(self._sink, Transcript):
             self._sink(server, direction, message)
             return
@@ -227,18 +231,20 @@ def options(parser: argparse.ArgumentParser) -> None:
 
 
 @contextmanager
-def recording(transcript: Transcript, args: argparse.Namespace, events: bool = False) -> Iterator[WireTap | None]:
+def recording(transcript: Transcript, args: argparse.Namespace, events: bool = False,
+              headers: Collection[str] = ()) -> Iterator[WireTap | None]:
     """A tap for this run, streaming to ``--frames`` if given (opened now: a bad path fails before the run).
 
     ``events``: the transport's own events are printed too, with or without ``--wire``.
+    ``headers``: the servers (over HTTP) whose requests are shown with the headers the session gives each (s34).
     None when neither ``--wire``, ``--frames`` nor ``events`` asks for anything: nobody would see it.
     """
     if args.frames is None:
-        yield WireTap(transcript, show=args.wire, events=events) if args.wire or events else None
+        yield WireTap(transcript, show=args.wire, events=events, headers=headers) if args.wire or events else None
         return
     try:
         file = open(args.frames, "w", encoding="utf-8")  # noqa: SIM115  (closed below, errors included)
     except OSError as exc:
         raise UsageError(f"--frames: cannot write {args.frames}: {exc.strerror}") from None
     with file:
-        yield WireTap(transcript, show=args.wire, file=file, events=events)
+        yield WireTap(transcript, show=args.wire, file=file, events=events, headers=headers)

@@ -42,6 +42,9 @@ from harness.transcript import Transcript
 Sink = Callable[[str, str, dict[str, Any]], None]  # (server, direction, message)
 
 
+SUBSCRIPTION = "io.modelcontextprotocol/subscriptionId"  # in a 2026-07-28 listen stream's frames: the listen request's id
+
+
 class InvalidFrame(ValueError):
     """A line from the server that is not a JSON-RPC message; passed along as a value."""
 
@@ -145,6 +148,11 @@ class WireTap:
             # Either side cancels only requests it sent itself.
             raw = params["requestId"]
             params["requestId"] = ids.client(raw) if direction == "send" else ids.server(raw)
+        meta = params.get("_meta") if isinstance(params, dict) else None
+        if direction == "recv" and isinstance(meta, dict) and SUBSCRIPTION in meta and "method" in message:
+            # s34: a listen stream's frames name our subscriptions/listen request, whose id the SDK
+            # counts per process ("listen-1", "listen-2"...): the same number as that request.
+            meta[SUBSCRIPTION] = ids.client(meta[SUBSCRIPTION])
         return message
 
 def _as_dict(item: Any) -> dict[str, Any]:

@@ -11,6 +11,8 @@ not be an error and must hold what the tool returns:
     everything       stdio      npm   echo              "Echo: <a fresh token>"
     everything-http  http       npm   get-sum           42, for 19 + 23
     filesystem       stdio      npm   read_text_file    the exact text of a file in a temp folder
+    memory           stdio      npm   create_entities   the entity it made, named with a fresh token
+    sequential-thinking stdio   npm   sequentialthinking thought 1 of 1, no next thought needed
     time             stdio      PyPI  get_current_time  Asia/Kolkata's time: offset +05:30, within 2 min of now
     git              stdio      PyPI  git_status        branch main, a modified and an untracked file of a temp repo
 
@@ -20,6 +22,12 @@ and server-everything's tools that ask the client (the CLI answers with ``--answ
     everything       stdio      npm   trigger-url-elicitation       a page the user says they visited
     everything       stdio      npm   trigger-sampling-request      a sample allowed and answered: Paris
     everything       stdio      npm   get-roots-list                the client's root: this clone
+
+Then the same two npm servers, memory and sequential-thinking, through one config file of
+each other client's format, as that client writes it (``.ci/third_party/formats/``: VS
+Code, Cursor, Windsurf, Gemini CLI, Zed, Codex, Continue, goose), read with no
+``--format``: ``tools --json`` must list both servers' tools, and a ``call`` each must
+answer as above. One line per format.
 
 The config files are in Claude Code's format, as ``claude --mcp-config FILE`` reads it:
 its ``${VAR}`` expansion fills in this clone's paths, the temp folder and repo, and the
@@ -61,7 +69,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
@@ -148,6 +156,18 @@ def _status(text: str, fx: Fixtures) -> str:
     return f"expected the repo's status, with {', '.join(missing)}" if missing else ""
 
 
+def _entity(fx: Fixtures) -> dict[str, Any]:
+    return {"entities": [{"name": fx.token, "entityType": "check", "observations": ["made by .ci/third_party.py"]}]}
+
+
+def _thought() -> dict[str, Any]:
+    return {"thought": "One step is enough.", "nextThoughtNeeded": False, "thoughtNumber": 1, "totalThoughts": 1}
+
+
+def _token(text: str, fx: Fixtures) -> str:
+    return "" if fx.token in text else f"expected the entity {fx.token!r} back"
+
+
 def _has(*parts: str) -> Callable[[str, Fixtures], str]:
     def check(text: str, fx: Fixtures) -> str:
         missing = [p for p in parts if p not in text]
@@ -168,6 +188,8 @@ SERVERS = (
     Server("everything", "stdio", "npm", "get-roots-list", lambda fx: {}, _has(f"URI: {ROOT.as_uri()}"), (f"--root={ROOT}",)),
     Server("everything-http", "http", "npm", "get-sum", lambda fx: {"a": 19, "b": 23}, _sum),
     Server("filesystem", "stdio", "npm", "read_text_file", lambda fx: {"path": str(fx.note)}, _file),
+    Server("memory", "stdio", "npm", "create_entities", lambda fx: _entity(fx), _token),
+    Server("sequential-thinking", "stdio", "npm", "sequentialthinking", lambda fx: _thought(), _has('"thoughtNumber": 1')),
     Server("time", "stdio", "PyPI", "get_current_time", lambda fx: {"timezone": "Asia/Kolkata"}, _time),
     Server("git", "stdio", "PyPI", "git_status", lambda fx: {"repo_path": str(fx.repo)}, _status),
 )
@@ -229,7 +251,8 @@ def _install() -> tuple[list[Server], str]:
 def _install_npm() -> bool:
     """``npm ci`` the pinned lock into .ci/.cache/npm; True if it was there already."""
     pins = [PINS / "package.json", PINS / "package-lock.json"]
-    bins = [NPM_DIR / "node_modules" / ".bin" / name for name in ("mcp-server-everything", "mcp-server-filesystem")]
+    bins = [NPM_DIR / "node_modules" / ".bin" / name for name in ("mcp-server-everything", "mcp-server-filesystem", "mcp-server-memory",
+                                                                   "mcp-server-sequential-thinking")]
     stamp, want = NPM_DIR / "installed.sha256", _digest(pins)
     if _read(stamp) == want and all(b.exists() for b in bins):
         return True
@@ -332,7 +355,8 @@ def _check(servers: list[Server], tmp: Path, procs: Processes) -> list[str]:
     fx = _fixtures(tmp)
     managed = tmp / "managed"  # an empty enterprise folder: no policy of this machine may block our servers
     managed.mkdir()
-    env = {**os.environ, "THIRD_PARTY_CACHE": str(CACHE), "THIRD_PARTY_FOLDER": str(fx.folder), "THIRD_PARTY_REPO": str(fx.repo)}
+    env = {**os.environ, "THIRD_PARTY_CACHE": str(CACHE), "THIRD_PARTY_FOLDER": str(fx.folder), "THIRD_PARTY_REPO": str(fx.repo),
+           "MEMORY_FILE_PATH": str(fx.folder / "memory.jsonl")}  # for the formats that pass variables on by name (Codex, goose)
     if any(s.transport == "http" for s in servers):
         env["THIRD_PARTY_HTTP_PORT"] = str(_start_http(tmp, procs))
     cli, started = Cli(env, managed, procs), time.monotonic()
@@ -350,6 +374,41 @@ def _check(servers: list[Server], tmp: Path, procs: Processes) -> list[str]:
             excerpt = f"FAILED: {exc}"
         took = time.monotonic() - started
         print(f"  {server.name:<{width}}  {server.transport:<5}  {len(tools):>2} tools  {server.tool:<16}  {took:4.1f} s  {excerpt}")
+    both = [s for s in servers if s.name in ("memory", "sequential-thinking")]
+    if len({s.name for s in both}) == 2:
+        failed += _formats(cli, both, fx)
+    return failed
+
+
+# Each client's file, at the path its client keeps it (the name is how the CLI knows the format).
+FORMAT_FILES = (("vscode", "vscode/.vscode/mcp.json"), ("cursor", "cursor/.cursor/mcp.json"), ("windsurf", "windsurf/mcp_config.json"),
+                ("gemini", "gemini/.gemini/settings.json"), ("zed", "zed/settings.json"), ("codex", "codex/.codex/config.toml"),
+                ("continue", "continue/.continue/config.yaml"), ("goose", "goose/config.yaml"))
+
+
+def _formats(cli: Cli, servers: list[Server], fx: Fixtures) -> list[str]:
+    """memory and sequential-thinking through each client's config file: list both, call each; the formats that failed."""
+    print("the same servers through one config file of each client's format:")
+    failed = []
+    inputs = ["--input", f"memory-file={fx.folder / 'memory.jsonl'}"]  # VS Code's promptString input, answered
+    for fmt, relative in FORMAT_FILES:
+        path, started = PINS / "formats" / relative, time.monotonic()
+        try:
+            code, out, err = cli.run_file(path, [*inputs, "tools", "--json"])
+            try:
+                listing: dict[str, dict[str, str]] = {}
+                for row in json.loads(out):
+                    listing.setdefault(row["server"], {})[row["tool"]] = row["name"]
+            except (ValueError, KeyError, TypeError):
+                raise Failure(f"format {fmt}: tools --json (exit {code}) printed no list of tools:\n{_tail(out + err)}") from None
+            # A fresh entity per format: the memory file is shared, and the server answers only what it newly made.
+            fresh = replace(fx, token=f"{fx.token}-{fmt}")
+            excerpts = [_call(cli.with_file(path, inputs), server, listing.get(server.name, {}), fresh) for server in servers]
+            line = "; ".join(e[:EXCERPT // 2] for e in excerpts)
+        except Failure as exc:
+            failed.append(f"format {fmt}")
+            line = f"FAILED: {exc}"
+        print(f"  {fmt:<8}  {relative:<32}  {time.monotonic() - started:4.1f} s  {line}")
     return failed
 
 
@@ -449,10 +508,21 @@ class Cli:
     managed: Path
     procs: Processes
 
+    file: Path | None = None  # one config file for every run (a format's), instead of the servers' own
+    extra: tuple[str, ...] = ()  # options for every run (--input)
+
+    def with_file(self, path: Path, extra: list[str]) -> Cli:
+        return Cli(self.env, self.managed, self.procs, path, tuple(extra))
+
+    def run_file(self, path: Path, args: list[str]) -> tuple[int, str, str]:
+        return self.with_file(path, []).run([], args)
+
     def run(self, names: list[str], args: list[str]) -> tuple[int, str, str]:
         configs = [part for name in names for part in ("--config", str(PINS / f"{name}.mcp.json"))]
+        if self.file is not None:
+            configs = ["--config", str(self.file), *self.extra]
         argv = [sys.executable, "-m", "harness", "--managed", str(self.managed), *configs, *args]
-        shown = f"`{' '.join(args[:2])}` ({', '.join(names)})"
+        shown = f"`{' '.join(args[:2])}` ({', '.join(names) or self.file})"
         proc = subprocess.Popen(argv, cwd=ROOT, env=self.env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, text=True, start_new_session=True)
         try:

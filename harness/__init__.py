@@ -39,6 +39,7 @@ Modules follow lesson order; an earlier module never imports a later one.
     elicit        s33  elicitation, sampling, roots; the input-required rounds
     era           s34  the handshake era and 2026-07-28, negotiated per server (or pinned by "protocol")
     stack         root the one composition root: config -> hub -> connectors -> pool -> policy
+    survey        s35  a scripted model for any config: one read-only call per server, a summary
     app           CLI  python -m harness (mcp-course): servers, tools, call, resources, prompts, chat
     conformance   CI   the harness as a client for the official MCP conformance suite
 

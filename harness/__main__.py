@@ -1,7 +1,7 @@
-"""``python -m harness``: the user CLI (harness/app.py)."""
+"""``python -m harness``: the user CLI (harness/app.py), its usage naming it as run."""
 
 import sys
 
 from harness.app import main
 
-sys.exit(main())
+sys.exit(main(prog="python -m harness"))

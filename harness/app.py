@@ -1,27 +1,34 @@
 """The user CLI: your own MCP config, through the course's hub.
 
-    python -m harness [--config FILE]... servers [--json]
-    python -m harness [--config FILE]... tools [--json]
-    python -m harness [--config FILE]... call TOOL [JSON_ARGS] [--json]
-    python -m harness [--config FILE]... chat (--scenario FILE | --live [--prompt TEXT]) [--workspace DIR] [--yes]
-    python -m harness [--config FILE]... resources | read URI | prompts | prompt NAME [JSON_ARGS]
+    mcp-course [OPTIONS] servers [--strict] | tools [--strict]
+    mcp-course [OPTIONS] call TOOL [JSON_ARGS]
+    mcp-course [OPTIONS] resources | read URI [--server NAME] | prompts | prompt NAME [JSON_ARGS]
+    mcp-course [OPTIONS] chat (--scenario FILE | --live [--prompt TEXT]) [--workspace DIR] [--yes]
+    mcp-course [OPTIONS] login SERVER | logout SERVER | approve SERVER | deny SERVER
+    mcp-course [OPTIONS] doctor [--offline]
+    mcp-course completion bash|zsh|fish
+    mcp-course --version
 
-It reads the config you already have (``--config FILE``, repeatable, in any of the three
-formats; with none, Claude Code's scopes from the current folder: see ``harness.config``),
-connects every enabled server at once, on the stack every lesson builds on
-(``harness.stack``), and then:
+(``python -m harness`` is the same program.) OPTIONS (``--config FILE``..., ``--json``,
+``--home``, ``--managed``, ``--answer``, ``--root``, ``--token-store``, ``--sign-in``) go
+before or after the command. It reads the config you already have (``--config FILE``,
+repeatable; with none, Claude Code's scopes from the current folder: see
+``harness.config``), connects the servers the command needs at once, on the stack every
+lesson builds on (``harness.stack``), and then:
 
     servers   each server: scope, transport, state, era, and its tools or why it has none
+              (needs-auth: the login command to run)
     tools     the pool a model would get: model-facing name, server, tool, description
-    call      one tool by its model-facing name (mcp__server__tool), arguments as JSON; the
-              result is shown as the model would get it (s32): an image named with its
-              size, audio and binary data saved to files, a text over the cap cut with
-              the rest saved
+    call      one tool by its model-facing name (mcp__server__tool), arguments as JSON,
+              starting only that server; the result is shown as the model would get it
+              (s32): an image named with its size, audio and binary data saved to
+              files, a text over the cap cut with the rest saved
     resources every resource and resource template the servers offer
-    read      one resource by URI (from the server that lists it; --server to choose)
+    read      one resource by URI (from the server that lists it; --server to choose,
+              and start only that one)
     prompts   every prompt, with its arguments
-    prompt    one prompt (NAME or SERVER/NAME) expanded with its arguments (JSON), as the
-              user message it would start a conversation with
+    prompt    one prompt (NAME or SERVER/NAME, which starts only SERVER) expanded with
+              its arguments (JSON), as the user message it would start a conversation with
     chat      the agent loop over those servers: the scripted model replaying a scenario
               file, or the real model (--live, needs ANTHROPIC_API_KEY) on one prompt.
               It prints the transcript the lessons print, every state change included,
@@ -36,34 +43,44 @@ connects every enabled server at once, on the stack every lesson builds on
               file: DIR/.mcp-output with --workspace, else the output folder below);
               and servers may ask for forms, samples and roots (s33). File tools are
               offered only with --workspace DIR, and only inside DIR.
+    login     sign in to one server with a URL, and keep its tokens (harness.commands.signin)
+    logout    delete that server's stored tokens
+    doctor    every config file and server checked, each problem once with its fix
+              (harness.commands.doctor)
+    approve   let a .mcp.json server of this folder start; deny: keep it from starting
+              (~/.claude.json, as Claude Code keeps it: harness.commands.approve)
+    completion  a shell completion script (harness.commands.completion)
 
 Tokens are kept in ``--token-store DIR`` (default ``$XDG_STATE_HOME/mcp-course/tokens``).
-A sign-in opens your browser (``--sign-in browser``); ``--sign-in auto`` consents at
-once without one, which only the course's mock authorization server on 127.0.0.1 can
-answer (scripted runs). Files a result spills go to ``$XDG_STATE_HOME/mcp-course/output``
-(one folder per run) unless chat has a workspace.
+A sign-in opens your browser and prints the address on stderr (``--sign-in browser``;
+with no desktop, only the address); ``--sign-in auto`` consents at once without one,
+which only the course's mock authorization server on 127.0.0.1 can answer (scripted
+runs). Files a result spills go to ``$XDG_STATE_HOME/mcp-course/output`` (one folder per
+run) unless chat has a workspace.
 
 ``--json`` prints data instead: ``servers`` a list of ``{name, scope, transport, state,
-error, tools, era}`` (era: the protocol version a connected server speaks, s34); ``tools`` a list of ``{name, server, tool, description, annotations,
-input_schema}``; ``call`` ``{is_error, content, structured}``; ``resources`` a list of
-``{server, uri, name, mime_type, description, template}``; ``read`` ``{server, uri,
-contents}``; ``prompts`` a list of ``{server, name, description, arguments}``; ``prompt``
-``{server, name, description, messages, text}``. While servers connect, a
-terminal shows each one's state as it changes (on stderr; never with ``--json`` or when
-stderr is not a terminal). Real URLs and paths are printed; secrets never are.
+error, tools, era}`` (era: the protocol version a connected server speaks, s34);
+``tools`` a list of ``{name, server, tool, description, annotations, input_schema}``;
+``call`` ``{is_error, content, structured}``; ``resources`` a list of ``{server, uri,
+name, mime_type, description, template}``; ``read`` ``{server, uri, contents}``;
+``prompts`` a list of ``{server, name, description, arguments}``; ``prompt`` ``{server,
+name, description, messages, text}``; ``doctor`` ``{files, problems, notes, servers}``. While servers connect, a terminal shows each one's state as it changes (on
+stderr; never with ``--json`` or when stderr is not a terminal). Real URLs and paths are
+printed; secrets never are.
 
-A server that did not connect (a missing ``${VAR}``, a crash) is an ``error:`` line on
-stderr for every command but ``servers`` (whose rows say it), and what did connect is
-listed all the same. Exit codes: 0 done; 1 the tool reported an error, or (``resources``,
-``read``, ``prompts``, ``prompt``) a server did not connect; 2 bad usage or a config that
-cannot be read (for those four, a server entry the config rejects, too); 130 Ctrl-C; 143
-SIGTERM. Every
-server is stopped on every exit.
+A server that did not connect (a missing ``${VAR}``, a crash, a sign-in it needs) is an
+``error:`` line on stderr for every command but ``servers`` (whose rows say it), and
+what did connect is listed all the same. Exit codes: 0 done; 1 the tool reported an
+error, or (``resources``, ``read``, ``prompts``, ``prompt``) a server did not connect,
+or (``doctor``, ``--strict``) a problem was found; 2 bad usage or a config that cannot
+be read (for those four, a server entry the config rejects, too); 130 Ctrl-C; 143
+SIGTERM. Every server is stopped on every exit.
 
 Introduced with s27 (the config it reads), ``chat`` with s29, resources and prompts
-with s30; every command builds its servers with ``harness.stack`` (the parts left out:
-``call`` and the listings ask no permission and watch no file, since the user runs
-them by hand).
+with s30, sign-in, doctor, approvals and completion with issue 21; every command builds
+its servers with ``harness.stack`` (the parts left out: ``call`` and the listings ask no
+permission and watch no file, since the user runs them by hand). Not handled here:
+revoking tokens at logout, completion for ``python -m harness``.
 """
 
 from __future__ import annotations
@@ -73,58 +90,48 @@ import json
 import os
 import sys
 import time
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, TextIO
 
 from harness import config, echo, naming, nesting, schemas, signals
-from harness.client import Offers
 from harness.cli_types import Parser, existing_folder, positive
 from harness.errors import ConfigError, HarnessError, ToolError, UsageError
 from harness.hub import Change, Hub
 from harness.spec import State
 
+PROG = "mcp-course"  # the console script; ``python -m harness`` passes its own name
 
-def parser() -> argparse.ArgumentParser:
+
+JSON_COMMANDS = ("servers", "tools", "call", "resources", "read", "prompts", "prompt", "doctor")  # those with --json
+REPEATED = ("config", "answer", "input")  # options that add up: given before and after the command, both count
+
+
+def parser(prog: str = PROG) -> argparse.ArgumentParser:
     title, _, rest = (__doc__ or "").strip().partition("\n")
-    top = Parser(prog="python -m harness", description=title, epilog=rest.strip(), formatter_class=argparse.RawDescriptionHelpFormatter)
-    top.add_argument("--config", type=Path, action="append", default=[], metavar="FILE",
-                     help="an mcpServers file (repeatable; default: Claude Code's scopes from here)")
-    top.add_argument("--home", type=Path, default=Path.home(), metavar="DIR", help="where ~/.claude.json is (default: your home)")
-    top.add_argument("--managed", type=Path, default=config.Paths().managed, metavar="DIR",
-                     help="the enterprise folder (managed-mcp.json, managed-settings.json; default: %(default)s)")
-    top.add_argument("--answer", action="append", default=[], type=_answer, metavar="ANSWER",
-                     help="what to answer when asked (repeatable, in order): a permission (yes, no, always) or a server's "
-                          "question (yes, no, done, decline, cancel, a form as JSON '{\"form\": {...}}', a sample "
-                          "'{\"sample\": \"text\"}'); default: ask on the terminal, else no")
-    top.add_argument("--root", type=existing_folder, metavar="DIR",
-                     help="offer servers this folder as their root (roots/list); default: chat's --workspace, else no roots, "
-                          "so servers keep the folders their own config names")
-    top.add_argument("--token-store", type=Path, metavar="DIR",
-                     help="where OAuth tokens are kept (default: $XDG_STATE_HOME/mcp-course/tokens)")
-    top.add_argument("--sign-in", choices=("browser", "auto"), default="browser",
-                     help="how a sign-in is done: open your browser (default), or consent at once without one "
-                          "(auto: only the course's mock authorization server on 127.0.0.1 answers that)")
+    top = Parser(prog=prog, description=title, epilog=rest.strip(), formatter_class=argparse.RawDescriptionHelpFormatter)
+    top.add_argument("-V", "--version", action=_Version, help="print the version and exit")
+    _options(top)
     commands = top.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=Parser)
+
+    def command(name: str, text: str, description: str = "") -> argparse.ArgumentParser:
+        sub = commands.add_parser(name, help=text, description=description or text)
+        _options(sub.add_argument_group("options of every command (before or after it)"), after=True)
+        return sub
+
     for name, text in (("servers", "list the configured servers and their state"), ("tools", "list the tool pool a model would get")):
-        sub = commands.add_parser(name, help=text, description=text)
-        sub.add_argument("--json", action="store_true", help="print JSON")
-    call = commands.add_parser("call", help="call one tool by its model-facing name", description="call one tool by its model-facing name")
+        command(name, text).add_argument("--strict", action="store_true", help="exit 1 if a server did not connect (failed, or needs a sign-in)")
+    call = command("call", "call one tool by its model-facing name")
     call.add_argument("tool", help="model-facing name, e.g. mcp__docs__search")
     call.add_argument("arguments", nargs="?", default="{}", help="the arguments as a JSON object (default: {})")
-    call.add_argument("--json", action="store_true", help="print the result as JSON")
-    for name, text in (("resources", "list the resources and resource templates"), ("prompts", "list the prompts")):
-        sub = commands.add_parser(name, help=text, description=text)
-        sub.add_argument("--json", action="store_true", help="print JSON")
-    read = commands.add_parser("read", help="read one resource", description="read one resource by its URI")
+    command("resources", "list the resources and resource templates")
+    read = command("read", "read one resource", "read one resource by its URI")
     read.add_argument("uri")
     read.add_argument("--server", help="the server to ask (default: the one that lists the URI)")
-    read.add_argument("--json", action="store_true", help="print JSON")
-    prompt = commands.add_parser("prompt", help="expand one prompt", description="expand one prompt with its arguments")
+    command("prompts", "list the prompts")
+    prompt = command("prompt", "expand one prompt", "expand one prompt with its arguments")
     prompt.add_argument("name", help="the prompt's name, or SERVER/NAME")
     prompt.add_argument("arguments", nargs="?", default="{}", help="its arguments as a JSON object of strings (default: {})")
-    prompt.add_argument("--json", action="store_true", help="print JSON")
-    chat = commands.add_parser("chat", help="run the agent loop over your servers", description="run the agent loop over your servers")
+    chat = command("chat", "run the agent loop over your servers")
     how = chat.add_mutually_exclusive_group(required=True)
     how.add_argument("--scenario", type=Path, metavar="FILE", help="replay this scenario with the scripted model (offline)")
     how.add_argument("--live", action="store_true", help="use the real Anthropic API (needs ANTHROPIC_API_KEY)")
@@ -133,7 +140,76 @@ def parser() -> argparse.ArgumentParser:
     chat.add_argument("--workspace", type=existing_folder, metavar="DIR", help="offer the file tools, inside DIR only (default: no file tools)")
     chat.add_argument("--max-turns", type=positive, default=20, metavar="N", help="stop after this many model turns (default: 20)")
     chat.add_argument("--yes", action="store_true", help="allow every call that would be asked about, without asking (for scripted use)")
+    for name, text in (("login", "sign in to one server (OAuth) and keep its tokens"), ("logout", "delete one server's stored tokens")):
+        command(name, text).add_argument("server", help="the server's name in the config (one with a URL)")
+    for name, text in (("approve", "let a .mcp.json server of this folder start (as Claude Code records it)"),
+                       ("deny", "keep a .mcp.json server of this folder from starting (as Claude Code records it)")):
+        command(name, text, text + ": in ~/.claude.json, under --home").add_argument("server", help="the server's name in .mcp.json")
+    doctor = command("doctor", "check every config file and server: each problem once, with the fix")
+    doctor.add_argument("--offline", action="store_true", help="only read the files: start no server, connect to none")
+    command("completion", "print a shell completion script").add_argument("shell", choices=("bash", "zsh", "fish"))
+    hidden = commands.add_parser("_complete")  # no help=: not listed; the completion scripts call it
+    _options(hidden, after=True)
+    hidden.add_argument("kind", choices=("servers", "tools"))
     return top
+
+
+def _options(group: Any, after: bool = False) -> None:
+    """The options of every command. Before the command they have their defaults; after it they are left out unless
+    given (``SUPPRESS``), so they never reset what was given before; repeatable ones gather under ``NAME_after``."""
+    def option(*names: str, **how: Any) -> None:
+        if after:
+            how["default"] = argparse.SUPPRESS
+            if how["dest"] in REPEATED:
+                how["dest"] += "_after"
+        group.add_argument(*names, **how)
+
+    option("--config", dest="config", type=Path, action="append", default=[], metavar="FILE",
+           help="an mcpServers file (repeatable; default: Claude Code's scopes from here)")
+    option("--home", dest="home", type=Path, default=Path.home(), metavar="DIR", help="where ~/.claude.json is (default: your home)")
+    option("--managed", dest="managed", type=Path, default=config.Paths().managed, metavar="DIR",
+           help=f"the enterprise folder (managed-mcp.json, managed-settings.json; default: {config.Paths().managed})")
+    config.add_arguments(group, option)  # --format, --input: what they mean is the config's (harness.config.cli)
+    option("--json", dest="json", action="store_true", default=False,
+           help=f"print JSON instead of text ({', '.join(JSON_COMMANDS)})")
+    option("--answer", dest="answer", action="append", default=[], type=_answer, metavar="ANSWER",
+           help="what to answer when asked (repeatable, in order): a permission (yes, no, always) or a server's "
+                "question (yes, no, done, decline, cancel, a form as JSON '{\"form\": {...}}', a sample "
+                "'{\"sample\": \"text\"}'); default: ask on the terminal, else no")
+    option("--root", dest="root", type=existing_folder, default=None, metavar="DIR",
+           help="offer servers this folder as their root (roots/list); default: chat's --workspace, else no roots, "
+                "so servers keep the folders their own config names")
+    option("--token-store", dest="token_store", type=Path, default=None, metavar="DIR",
+           help="where OAuth tokens are kept (default: $XDG_STATE_HOME/mcp-course/tokens)")
+    option("--sign-in", dest="sign_in", choices=("browser", "auto"), default="browser",
+           help="how a sign-in is done: open your browser and print its address (default), or consent at once without "
+                "one (auto: only the course's mock authorization server on 127.0.0.1 answers that)")
+
+
+class _Version(argparse.Action):
+    """``--version``: the installed package's version, read only when asked (importlib.metadata is not free)."""
+
+    def __init__(self, option_strings: list[str], dest: str = argparse.SUPPRESS, **how: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **how)
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: Any, values: Any, option_string: str | None = None) -> None:
+        from importlib import metadata
+
+        try:
+            version = metadata.version("mcp-course")
+        except metadata.PackageNotFoundError:  # run from a checkout that was never installed
+            version = "unknown (not installed: pip install -e .)"
+        sys.stdout.write(f"{parser.prog} {version}\n")  # on stdout, as argparse's own --version
+        parser.exit(0)
+
+
+def parse(argv: list[str] | None, prog: str = PROG) -> argparse.Namespace:
+    """The command line, with the options given after the command joined to those before it."""
+    args = parser(prog).parse_args(argv)
+    for name in REPEATED:
+        setattr(args, name, getattr(args, name) + vars(args).pop(f"{name}_after", []))
+    args.prog = prog
+    return args
 
 
 def _answer(value: str) -> Any:
@@ -155,18 +231,12 @@ class _NoModel:
         raise PermissionError("no model to sample with: give the sample with --answer '{\"sample\": \"...\"}'")
 
 
-def main(argv: list[str] | None = None, out: TextIO | None = None, err: TextIO | None = None) -> int:
+def main(argv: list[str] | None = None, out: TextIO | None = None, err: TextIO | None = None, prog: str = PROG) -> int:
     out, err = out or sys.stdout, err or sys.stderr
-    args = parser().parse_args(argv)
+    args = parse(argv, prog)
     try:
         with signals.trapped() as trap:  # from here a signal is one line and an exit code, whatever phase it lands in
-            arguments = _arguments(args) if args.command in ("call", "prompt") else {}
-            paths = config.Paths(home=args.home, cwd=Path.cwd(), managed=args.managed)
-            servers = config.load(paths, args.config)
-            if args.command == "chat":
-                model, prompt = _chat_model(args)
-                return signals.run(lambda: _chat(args, paths, servers, model, prompt, out), trap)
-            return signals.run(lambda: _run(args, servers, arguments, out, err), trap)
+            return _dispatch(args, trap, out, err)
     except (UsageError, ConfigError) as exc:
         print(f"error: {exc}", file=err)
         return 2
@@ -178,6 +248,44 @@ def main(argv: list[str] | None = None, out: TextIO | None = None, err: TextIO |
         return stop.code
     except BrokenPipeError:
         return signals.reader_left()
+
+
+def _dispatch(args: argparse.Namespace, trap: Any, out: TextIO, err: TextIO) -> int:
+    """One command, from the cheapest: those that start nothing first, then those that connect (under ``trap``)."""
+    if args.json and args.command not in JSON_COMMANDS:
+        raise UsageError(f"--json: '{args.command}' has no JSON output (it goes with {', '.join(JSON_COMMANDS)})")
+    if args.command == "completion":
+        return _completion(args.shell, args.prog, out)
+    arguments = _arguments(args) if args.command in ("call", "prompt") else {}
+    paths = config.Paths(home=args.home, cwd=Path.cwd(), managed=args.managed)
+    if args.command == "doctor":  # reads each file itself: a broken one is a finding, not the end
+        return signals.run(lambda: _doctor(args, paths, out, err), trap)
+    if args.command in ("approve", "deny"):
+        from harness.commands import approve
+
+        if args.config:
+            raise UsageError(f"{args.command} answers for this folder's .mcp.json servers; it takes no --config")
+        return approve.answer(args.command, args.server, paths, out)
+    servers = config.load(paths, args.config, **config.options(args, err))
+    if args.command == "_complete":  # for the completion scripts: names, and nothing started
+        from harness.commands import completion
+
+        out.write("".join(f"{name}\n" for name in completion.names(args.kind, servers)))
+        return 0
+    if args.command in ("login", "logout"):
+        from harness.commands import signin
+
+        server = signin.remote(servers, args.server)
+        if args.command == "logout":
+            return signin.logout(server, _token_store(args), out)
+        return signals.run(lambda: _login(args, server, out, err), trap)
+    if args.command == "chat":
+        from harness.commands import chat
+
+        model, prompt = chat.model(args)
+        options = lambda answers, live, transcript: _stack_options(args, answers, live, transcript)  # noqa: E731
+        return signals.run(lambda: chat.chat(args, paths, servers, model, prompt, out, options), trap)
+    return signals.run(lambda: _run(args, _needed(args, servers), arguments, out, err), trap)
 
 
 def _arguments(args: argparse.Namespace) -> dict[str, Any]:
@@ -193,8 +301,6 @@ def _arguments(args: argparse.Namespace) -> dict[str, Any]:
 
 
 async def _run(args: argparse.Namespace, servers: list[config.ServerConfig], arguments: dict[str, Any], out: TextIO, err: TextIO) -> int:
-    from harness.stack import Stack  # the SDK: only once there is something to connect
-
     progress = _progress(err) if not args.json and err.isatty() else None
     shown = not args.json and err.isatty()  # progress is for a person at a terminal; warnings always go to stderr
 
@@ -205,23 +311,96 @@ async def _run(args: argparse.Namespace, servers: list[config.ServerConfig], arg
         err.write(f"progress: {text}\n")
         err.flush()
 
-    # The user runs these by hand: nothing to ask permission for, no file to watch.
-    async with Stack(servers, without={"permissions", "reload"}, on_change=progress, warn=warn, progress=progressed if shown else None,
-                     **_stack_options(args, args.answer)) as stack:
+    async with _stack(args, servers, err, on_change=progress, warn=warn, progress=progressed if shown else None) as stack:
         hub = stack.hub
         await stack.connect_all()
+        strict = 1 if vars(args).get("strict") and any(e.state in (State.FAILED, State.NEEDS_AUTH) for e in hub.entries.values()) else 0
+        if args.command in ("servers", "tools"):  # what completion offers as tool names
+            from harness.commands import completion
+
+            completion.remember(servers, {name: [t["name"] for t in client.tools] for name, client in hub.clients.items()
+                                          if hub.entries[name].state is State.CONNECTED})
         if args.command == "servers":
-            return _servers(_with_eras(config.rows(hub, servers), hub), args.json, out)
-        failed = _failures(hub, err)  # said first: a listing of what did connect follows, and the exit code says it
+            return max(strict, _servers(_with_eras(_rows(hub, servers, args.prog), hub), args.json, out))
+        failed = _failures(hub, err, args.prog)  # said first: a listing of what did connect follows, and the exit code says it
         if args.command in ("resources", "read", "prompts", "prompt"):
-            return max(failed, await _offers(hub, args, arguments, out))
+            from harness.commands import offers
+
+            return max(failed, await offers.offers(hub, args, arguments, out))
         names = naming.assign(naming.pairs(hub.clients.values()))
         if args.command == "tools":
-            return _tools(hub, names, args.json, out)  # the failures are said; `tools` still lists what connected
+            return max(strict, _tools(hub, names, args.json, out))  # the failures are said; `tools` still lists what connected
         return await _call(stack, names, args.tool, arguments, args.json, out)  # the call's own outcome
 
 
-def _stack_options(args: argparse.Namespace, answers: list[Any], model: Any = None, transcript: Any = None) -> dict[str, Any]:
+def _completion(shell: str, prog: str, out: TextIO) -> int:
+    """``completion SHELL``: the script, with the commands and options of this parser."""
+    from harness.commands import completion
+
+    top = parser(prog)
+    commands = next(a for a in top._actions if isinstance(a, argparse._SubParsersAction))  # argparse keeps no public list
+    visible = [c.dest for c in commands._choices_actions]
+    options = {o for p in (top, *commands.choices.values()) for a in p._actions for o in a.option_strings if o.startswith("--")}
+    out.write(completion.script(shell, visible, sorted(options)))
+    return 0
+
+
+def _needed(args: argparse.Namespace, servers: list[config.ServerConfig]) -> list[config.ServerConfig]:
+    """The servers a command starts: the one that ``call``'s tool name, ``read --server`` or ``prompt SERVER/NAME``
+    names; every server otherwise, and when the name fits none or several (two names that normalize alike, a
+    name shortened with a hash)."""
+    if args.command == "call":  # mcp__{server}__{tool}: a server's normalized name never holds "__" (the config refuses it)
+        named = [s for s in servers if args.tool.startswith(f"mcp__{naming.normalize(s.name)}__")]
+    elif args.command == "read" and args.server is not None:
+        named = [s for s in servers if s.name == args.server]
+    elif args.command == "prompt" and "/" in args.name:
+        named = [s for s in servers if s.name == args.name.rpartition("/")[0]]
+    else:
+        return servers
+    return named if len(named) == 1 else servers
+
+
+def _stack(args: argparse.Namespace, servers: list[config.ServerConfig], err: TextIO, **more: Any) -> Any:
+    """The stack of every command but chat. The user runs these by hand: nothing to ask permission for, no file to watch."""
+    from harness.stack import Stack  # the SDK: only once there is something to connect
+
+    return Stack(servers, without={"permissions", "reload"}, **more, **_stack_options(args, args.answer, err=err))
+
+
+async def _login(args: argparse.Namespace, server: config.ServerConfig, out: TextIO, err: TextIO) -> int:
+    """``login``: that one server on the CLI's stack (its sign-in is the only thing that runs)."""
+    from harness.commands import signin
+
+    async with _stack(args, [server], err) as stack:
+        return await signin.login(stack, server.name, out)
+
+
+async def _doctor(args: argparse.Namespace, paths: config.Paths, out: TextIO, err: TextIO) -> int:
+    """``doctor``: the files and entries read (nothing started), then every server that passed connected at once."""
+    from harness.commands import doctor
+
+    files, problems, servers = doctor.files_problems(paths, args.config, **config.options(args, err))
+    found, notes = doctor.static(servers, prog=args.prog)
+    problems += found
+    states = {s.name: State.FAILED.value if any(p.server == s.name for p in found) else s.state.value for s in servers}
+    start, oks = doctor.clean(servers, problems), []
+    if start and not args.offline:
+        async with _stack(args, start, err, warn=lambda text: err.write(f"warning: {text}\n")) as stack:
+            await stack.connect_all()
+            more, oks = doctor.connected(stack.hub, start, args.prog)
+            problems += more
+            states.update({s.name: stack.hub.entries[s.name].state.value for s in start})
+    return doctor.report(files, problems, notes, oks, states, args.json, out)
+
+
+def _token_store(args: argparse.Namespace) -> Path:
+    from harness import auth
+
+    return args.token_store or auth.default_store()
+
+
+def _stack_options(args: argparse.Namespace, answers: list[Any], model: Any = None, transcript: Any = None,
+                   err: TextIO | None = None) -> dict[str, Any]:
     """What every command's stack gets from the command line: sign-in, spill folder, and what servers may ask."""
     from harness import auth, elicit
     from harness.ask import Ask
@@ -232,8 +411,8 @@ def _stack_options(args: argparse.Namespace, answers: list[Any], model: Any = No
     workspace = vars(args).get("workspace")  # chat's
     folder = args.root or workspace
     return {
-        "token_store": args.token_store or auth.default_store(),
-        "browser": auth.auto_browser if args.sign_in == "auto" else _desktop_browser,
+        "token_store": _token_store(args),
+        "browser": auth.auto_browser if args.sign_in == "auto" else _desktop_browser(err or sys.stderr),
         "asker": asker,
         "sampler": elicit.Sampler(model or _NoModel(), asker, script if model is None else None),
         "roots": elicit.Roots(folder) if folder is not None else None,  # no folder: no roots capability at all
@@ -243,13 +422,21 @@ def _stack_options(args: argparse.Namespace, answers: list[Any], model: Any = No
     }
 
 
-async def _desktop_browser(url: str) -> None:
-    """--sign-in browser: the authorization page in the desktop's browser; the loopback callback gets the answer."""
-    import webbrowser
+def _desktop_browser(err: TextIO) -> Any:
+    """--sign-in browser: the authorization page printed on stderr, and opened in the desktop's browser if there is
+    one; the loopback callback gets the answer."""
+    from harness.commands import signin
 
-    import anyio
+    async def browse(url: str) -> None:
+        import webbrowser
 
-    await anyio.to_thread.run_sync(webbrowser.open, url)
+        import anyio
+
+        signin.shown_url(url, err)
+        if signin.has_desktop():
+            await anyio.to_thread.run_sync(webbrowser.open, url)
+
+    return browse
 
 
 def _prompter(args: argparse.Namespace, script: Any) -> Any:
@@ -261,109 +448,22 @@ def _prompter(args: argparse.Namespace, script: Any) -> Any:
     return Asking(Ask.terminal_or_nobody(script, yes=bool(vars(args).get("yes"))))
 
 
-def _failures(hub: Hub, err: TextIO) -> int:
+def _failures(hub: Hub, err: TextIO, prog: str) -> int:
     """Each server that did not connect, as an error line on stderr; the exit code they make (2: its config, 1: other, 0: none)."""
+    from harness.commands import doctor, signin
+
     code = 0
     for name in sorted(hub.entries):
         entry = hub.entries[name]
         if entry.state is State.FAILED and entry.error is not None:
             err.write(f"error: {echo.text(str(entry.error))}\n")  # the harness's line breaks kept, a server's escaped
+            if hint := doctor.first_run_hint(entry.spec, str(entry.error)):
+                err.write(f"hint: {hint}\n")
             code = max(code, 2 if isinstance(entry.error, ConfigError) else 1)
+        elif entry.state is State.NEEDS_AUTH:
+            err.write(f"error: server '{name}': {signin.hint(prog, name)}\n")
+            code = max(code, 1)
     return code
-
-
-def _chat_model(args: argparse.Namespace) -> tuple[Any, str]:
-    from harness.model import Scenario, ScriptedModel, live_model
-
-    if args.live:
-        prompt = args.prompt
-        if prompt is None:
-            prompt = input("you> ") if sys.stdin.isatty() else sys.stdin.read()
-        if not prompt.strip():
-            raise UsageError("chat --live: the prompt is empty (give --prompt TEXT, or type one)")
-        return live_model(args.model), prompt
-    if args.prompt is not None or args.model is not None:
-        raise UsageError("--prompt and --model go with --live: the scripted model replays its scenario")
-    if not args.scenario.is_file():
-        raise UsageError(f"--scenario: no such file: {args.scenario}")
-    scenario = Scenario.load(args.scenario, str(args.scenario))
-    return ScriptedModel(scenario), scenario.prompt
-
-
-CHAT_SYSTEM = "You are a coding agent. Use the tools to answer; be brief."
-
-
-async def _chat(args: argparse.Namespace, paths: config.Paths, servers: list[config.ServerConfig], model: Any, prompt: str,
-                out: TextIO) -> int:
-    from harness.loop import run_agent
-    from harness.model import ScriptedModel
-    from harness.stack import Stack
-    from harness.tools import Workspace
-    from harness.transcript import Transcript
-
-    transcript = Transcript(out)
-    scripted = (list(model.scenario.answers) if isinstance(model, ScriptedModel) else []) + list(args.answer)
-    watched = {"watch": args.config[0], "reread": lambda: config.load(paths, args.config), "watch_shown": str(args.config[0])} \
-        if len(args.config) == 1 else {}  # one file to watch: its edits apply between turns
-    async with Stack(servers, transcript, **watched, **_stack_options(args, scripted, model if args.live else None, transcript)) as stack:
-        await stack.connect_all()
-        private = [stack.token_store] if stack.token_store is not None else []
-        builtins = Workspace(args.workspace).keep_out(*private).tools() if args.workspace else []  # the tools never reach the tokens
-        await run_agent(model, prompt, stack.pool(CHAT_SYSTEM, builtins, report=transcript.note), transcript, args.max_turns, stack.policy)
-    return 0
-
-
-async def _offers(hub: Hub, args: argparse.Namespace, arguments: dict[str, Any], out: TextIO) -> int:
-    from harness import resources
-
-    def show(value: Any, text: str) -> int:
-        out.write((json.dumps(value, indent=1, ensure_ascii=False) if args.json else text) + "\n")
-        return 0
-
-    if args.command == "resources":
-        rows = resources.resource_rows(hub)
-        return show(rows, "\n".join(f"{r['server']}  {r['uri']}{'  (template)' if r['template'] else ''}  {r['description']}"
-                                     for r in rows) or "no resources")
-    if args.command == "prompts":
-        rows = resources.prompt_rows(hub)
-        return show(rows, "\n".join(f"{r['server']}/{r['name']}({', '.join(a['name'] for a in r['arguments'])})  {r['description']}"
-                                     for r in rows) or "no prompts")
-    offering = {n: c for n, c in hub.clients.items() if isinstance(c, Offers)}
-    if args.command == "read":
-        server = args.server or _lister(offering, args.uri)
-        if server not in offering:
-            raise UsageError(f"--server: no connected server '{server}'" + (" that offers resources" if server in hub.clients else ""))
-        try:
-            contents = await offering[server].read_resource(args.uri)
-        except ToolError as exc:
-            raise HarnessError(str(exc)) from None
-        text = "\n".join(c.get("text", f"[binary {c.get('mimeType', 'data')}]") for c in contents)
-        return show({"server": server, "uri": args.uri, "contents": contents}, text)
-    server, _, name = args.name.rpartition("/")
-    found = [r for r in resources.prompt_rows(hub) if r["name"] == name and server in ("", r["server"])]
-    if len(found) != 1:
-        known = ", ".join(f"{r['server']}/{r['name']}" for r in resources.prompt_rows(hub)) or "none"
-        reason = "is offered by several servers: name it as SERVER/NAME" if found else "is not offered"
-        raise UsageError(f"prompt '{args.name}' {reason} (prompts: {known})")
-    if not all(isinstance(v, str) for v in arguments.values()):
-        raise UsageError("JSON_ARGS: a prompt's arguments are strings")
-    client = offering[found[0]["server"]]  # prompt_rows lists only servers that offer
-    try:
-        expanded = await client.get_prompt(name, arguments)
-        text = await resources.expand(client, name, arguments)
-    except ToolError as exc:
-        raise HarnessError(str(exc)) from None
-    return show({"server": found[0]["server"], "name": name, **expanded, "text": text}, text)
-
-
-def _lister(offering: Mapping[str, Offers], uri: str) -> str:
-    """The server that lists ``uri``, or whose template's fixed start it has; a usage error if none or several."""
-    listed = sorted({n for n, c in offering.items() for r in c.resources if r["uri"] == uri})
-    if not listed:
-        listed = sorted({n for n, c in offering.items() for t in c.resource_templates if uri.startswith(t["uriTemplate"].split("{", 1)[0])})
-    if len(listed) != 1:
-        raise UsageError(f"no single server lists {uri}" + (f" ({', '.join(listed)}): give --server" if listed else ": give --server"))
-    return listed[0]
 
 
 def _progress(err: TextIO) -> Any:
@@ -373,6 +473,19 @@ def _progress(err: TextIO) -> Any:
             err.flush()
 
     return show
+
+
+def _rows(hub: Hub, servers: list[config.ServerConfig], prog: str) -> list[dict[str, Any]]:
+    """``config.rows``, with what to do about a ``needs-auth`` server as its error, and a first run's likely cause."""
+    from harness.commands import doctor, signin
+
+    rows = config.rows(hub, servers)
+    for row in rows:
+        if row["state"] == State.NEEDS_AUTH.value:
+            row["error"] = signin.hint(prog, row["name"])
+        elif row["error"] and (hint := doctor.first_run_hint(hub.entries[row["name"]].spec, row["error"])):
+            row["error"] += f" ({hint})"
+    return rows
 
 
 def _with_eras(rows: list[dict[str, Any]], hub: Any) -> list[dict[str, Any]]:
@@ -390,9 +503,14 @@ def _servers(rows: list[dict[str, Any]], as_json: bool, out: TextIO) -> int:
         out.write("no MCP servers configured\n")
     width = max((len(r["name"]) for r in rows), default=0)
     for r in rows:
-        detail = echo.text(r["error"]) if r["error"] else f"{len(r['tools'])} tools: {echo.names(r['tools'])}"  # a terminal gets server text escaped
-        out.write(f"{r['name']:<{width}}  {r['scope']:<10} {r['transport'] or '-':<6} {r['state']:<10} {r['era'] or '-':<10} {detail}\n")
+        out.write(_server_line(r, width) + "\n")
     return 0
+
+
+def _server_line(r: dict[str, Any], width: int) -> str:
+    """One row of ``servers``, as a terminal shows it."""
+    detail = echo.text(r["error"]) if r["error"] else f"{len(r['tools'])} tools: {echo.names(r['tools'])}"  # a terminal gets server text escaped
+    return f"{r['name']:<{width}}  {r['scope']:<10} {r['transport'] or '-':<6} {r['state']:<10} {r['era'] or '-':<10} {detail}"
 
 
 def _tools(hub: Hub, names: naming.NameMap, as_json: bool, out: TextIO) -> int:

@@ -18,6 +18,7 @@ Each later lesson's mechanism is a module of its own, plugged into a named hook
     observe       the hub's callback, told of every state change            the hub spine
     mechanisms    each a hooks.Mechanism; its hooks, in the order a session meets them:
       options()             ClientSession options it adds                  s30 logging_callback
+      listed(tools)         each tools/list's tools: the ones kept          a config's tool filter
       opened(session)       after tools/list, before the session is used   s30 offers at connect
       beside(session)       runs beside each live session                  s30 list_changed refresher
       notified(message)     a server notification, in the SDK's callback   s30 list_changed
@@ -310,6 +311,8 @@ class MCPConnection(SessionOwner):
         tools, warnings = trimmed(tools, self.limits, more)
         for warning in warnings:
             self.say("warning", f"{self.name}: {warning}")
+        for mechanism in self._mechanisms:
+            tools = mechanism.listed(tools)
         self.tools = [t for t in tools if not _needs_tasks(t)]
         for left in (t for t in tools if _needs_tasks(t)):
             self.say("note", f"{self.name}: tool '{printable(left['name'], 80)}' left out: it can only run as a task "

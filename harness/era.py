@@ -67,6 +67,12 @@ def protocol(server: Any) -> str:
     return value
 
 
+def check(servers: Any) -> None:
+    """Each server's ``protocol`` field, as ``harness.config.fields`` checks it when the file is read."""
+    for server in servers:
+        protocol(server)
+
+
 def handshake(choice: str = AUTO) -> Any:
     """The ``handshake=`` for ``choice`` (one of ``CHOICES``)."""
     if choice not in CHOICES:

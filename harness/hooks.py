@@ -66,6 +66,10 @@ class Mechanism:
         """``ClientSession`` options it adds."""
         return {}
 
+    def listed(self, tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Each tools/list's tools, at connect and again after list_changed: the ones the connection keeps."""
+        return tools
+
     async def opened(self, session: ClientSession) -> None:
         """After the handshake and tools/list of each session, before anyone uses it."""
 

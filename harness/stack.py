@@ -137,11 +137,12 @@ class Stack:
         if on_change is None and "lifecycle" in self.parts and said is not None:
             on_change = lifecycle.show(said)
         self.hub = await self._exits.enter_async_context(Hub(self.transcript, accept=accept, on_change=on_change))
+        entries = [s for s in self.servers if s.spec is not None]  # a broken entry's fields were refused when read (config.fields)
         if "permissions" in self.parts:
             from harness import permissions
 
             self.permissions = permissions.Permissions(self._rules or permissions.Rules(),
-                                                       auto_approve=permissions.auto_approve(self.servers),
+                                                       auto_approve=permissions.auto_approve(entries),
                                                        prompter=self._prompter, transcript=self.transcript)
         if "screen" in self.parts:
             from harness import permissions
@@ -155,7 +156,7 @@ class Stack:
                 folder = Path(tempfile.mkdtemp(prefix="mcp-course-output-"))
                 self._exits.callback(shutil.rmtree, folder, ignore_errors=True)
             self.output = output.Output(folder, shown_as=self._spill_shown_as, transcript=self.transcript,
-                                        caps=output.caps(self.servers))
+                                        caps=output.caps(entries))
         config.add_to(self.hub, self.servers, self.connector)
         if self._watch is not None:
             import anyio

@@ -19,7 +19,9 @@ whose mechanism is the transport shows it in its default run, without ``--wire``
 Request ids are renumbered per server in order of first use (1, 2, 3, ...), across
 re-initialized sessions too, so a snapshot never depends on how the SDK counts. Ids of
 requests the *server* starts live in their own space and print as ``"s1"``, ``"s2"``.
-A line a server writes that is not JSON-RPC is recorded as ``{"invalid": <the line>}``.
+The subscription id a 2026-07-28 server puts on what it sends for a ``subscriptions/listen``
+stream (``_meta["io.modelcontextprotocol/subscriptionId"]``) is that request's id, renumbered
+the same way. A line a server writes that is not JSON-RPC is recorded as ``{"invalid": <the line>}``.
 
 The tap runs inside the SDK's streams, so it records with ``Transcript.post``: a reader
 that left (``| head``) can never make it raise and stall the session.
@@ -40,9 +42,7 @@ from harness.errors import UsageError
 from harness.transcript import Transcript
 
 Sink = Callable[[str, str, dict[str, Any]], None]  # (server, direction, message)
-
-
-SUBSCRIPTION = "io.modelcontextprotocol/subscriptionId"  # in a 2026-07-28 listen stream's frames: the listen request's id
+SUBSCRIPTION = "io.modelcontextprotocol/subscriptionId"  # in _meta: the listen request a 2026-07-28 notification belongs to
 
 
 class InvalidFrame(ValueError):
@@ -149,9 +149,9 @@ class WireTap:
             raw = params["requestId"]
             params["requestId"] = ids.client(raw) if direction == "send" else ids.server(raw)
         meta = params.get("_meta") if isinstance(params, dict) else None
-        if direction == "recv" and isinstance(meta, dict) and SUBSCRIPTION in meta and "method" in message:
-            # s34: a listen stream's frames name our subscriptions/listen request, whose id the SDK
-            # counts per process ("listen-1", "listen-2"...): the same number as that request.
+        if isinstance(meta, dict) and SUBSCRIPTION in meta and direction == "recv":
+            # The id of our subscriptions/listen request, which the SDK counts process-wide ("listen-N"):
+            # with two servers listening, N depends on which connected first, so it is renumbered as that request was.
             meta[SUBSCRIPTION] = ids.client(meta[SUBSCRIPTION])
         return message
 

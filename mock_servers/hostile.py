@@ -23,7 +23,8 @@ Switches (each names the part of issue 8 it plays):
                               to Python, not to the SDK's parser                                    (9)
     --forget-sessions-after N http: after N tools/call requests every session is forgotten          (13)
     --lost-session-status S   http: a forgotten session gets 404 (the spec) or 400 with the body
-                              the reference server-everything sends; default 400                     (13)
+                              the reference server-everything sends; default 400. A session its
+                              client ended with DELETE always gets the spec's 404               (13)
     --http-error STATUS       http, sse: tools/call is answered with HTTP STATUS and a text body     (13)
     --drop-stream-on-call     sse: a tools/call ends the event stream instead of being answered     (14)
     --no-endpoint             sse: the event stream opens but never names the POST endpoint         (14)
@@ -50,7 +51,9 @@ Switches (each names the part of issue 8 it plays):
 
 Over sse and http it binds 127.0.0.1 only and prints one line, ``READY <url>``, once it
 listens (``mock_servers.launch.serve_http(..., module="mock_servers.hostile")`` starts it
-that way). Imports nothing from the harness.
+that way). Whatever the switches, it refuses a request whose Host is not 127.0.0.1 or
+localhost (421) or whose Origin is a foreign page (403), as the SDK's servers do against DNS
+rebinding. Imports nothing from the harness.
 
 Not handled: resources, prompts, notifications from the server, batches, the GET stream of
 Streamable HTTP (answered 405, which the spec allows).
@@ -280,6 +283,7 @@ class App:
 
         self.server, self.options = server, server.options
         self.sessions: dict[str, Any] = {}  # session id -> (http) True, or (sse) the send stream of its event stream
+        self.ended: set[str] = set()  # http: sessions their client ended with DELETE
         self.count = 0
         self.forgotten = False
         self._anyio = anyio
@@ -288,7 +292,10 @@ class App:
         if scope["type"] != "http":
             return
         path, method = scope["path"], scope["method"]
-        if self.options.transport == "http" and path == "/mcp":
+        refusal = _foreign(scope)
+        if refusal is not None:
+            await _plain(send, *refusal)
+        elif self.options.transport == "http" and path == "/mcp":
             await self._mcp(scope, receive, send, method)
         elif self.options.transport == "sse" and path == "/sse" and method == "GET":
             await self._events(receive, send)
@@ -302,7 +309,8 @@ class App:
     async def _mcp(self, scope: dict, receive: Any, send: Any, method: str) -> None:
         sent = _header(scope, b"mcp-session-id")
         if method == "DELETE":
-            self.sessions.pop(sent or "", None)
+            if self.sessions.pop(sent or "", None):
+                self.ended.add(sent or "")
             return await _plain(send, 200, "")
         if method != "POST":
             return await _plain(send, 405, "no GET stream here")
@@ -313,7 +321,7 @@ class App:
             self.sessions[session] = True
             return await _json(send, 200, self.server.handle(message), [(b"mcp-session-id", session.encode())])
         if sent not in self.sessions:
-            if self.options.lost_session_status == 404:
+            if self.options.lost_session_status == 404 or sent in self.ended:  # the spec's answer to an ended session
                 return await _json(send, 404, {"jsonrpc": "2.0", "id": message.get("id"), "error": {"code": -32001, "message": "Session not found"}})
             return await _json(send, 400, NO_VALID_SESSION)
         if isinstance(message, dict) and message.get("method") == "tools/call":
@@ -437,6 +445,23 @@ def _replay(message: dict[str, Any]) -> Any:
         return {"type": "http.request", "body": body, "more_body": False}
 
     return receive
+
+
+# DNS rebinding: a page on another site that resolves its own name to 127.0.0.1 reaches this
+# port with its own Host (and, from a script, its own Origin). The SDK's servers refuse both
+# (421 for the Host, 403 for the Origin) before any MCP message is read; so does this one.
+LOOPBACK_NAMES = ("127.0.0.1", "localhost")
+
+
+def _foreign(scope: dict) -> tuple[int, str] | None:
+    """The refusal (status, text) for a request whose Host or Origin is not this loopback server, or None."""
+    host = _header(scope, b"host") or ""
+    if host.rpartition(":")[0] not in LOOPBACK_NAMES:
+        return 421, "Invalid Host header"
+    origin = _header(scope, b"origin")
+    if origin is not None and origin.removeprefix("http://").rpartition(":")[0] not in LOOPBACK_NAMES:
+        return 403, "Invalid Origin header"
+    return None
 
 
 def _header(scope: dict, name: bytes) -> str | None:

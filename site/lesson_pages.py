@@ -291,7 +291,7 @@ def on_config(config):
     names = lessons()
     nav = [{"Home": "index.md"}, {"Start here": "start.md"},
            {"Lessons": [{title_of(n): f"lessons/{n}.md"} for n in names]},
-           {"Appendix": [{"Build your own server": "appendix/own-server.md"}]}, {"Glossary": "glossary.md"}]
+           {"Appendix": [{"Build your own server": "appendix/own-server.md"}, {"Use it on your own setup": "appendix/own-setup.md"}]}, {"Glossary": "glossary.md"}]
     config["nav"] = nav
     return config
 

@@ -51,6 +51,7 @@ CASES = [
     Case("s32"),
     Case("s33"),
     Case("s34", kinds=("transcript", "frames")),
+    Case("s35", kinds=("transcript", "frames")),
 ]
 
 # Snapshots pinned by a test of its own, outside the lesson cases (same naming rules).

@@ -4,6 +4,8 @@ Set up for the whole session (each xdist worker too):
 - the leak check's subreaper (``tests/leaks.py``), so it counts only this session's processes;
 - the time limit of one test, ``limits.TEST``, unless ``--timeout`` or PYTEST_TIMEOUT gives one;
 - hypothesis without its deadline per example (200 ms: a speed check that a busy machine fails);
+- ``XDG_STATE_HOME`` a folder of the session's own, removed at its end, so nothing a test runs
+  (tokens, spilled output, the CLI's completion cache) lands in the user's state folder;
 and the ``slow`` marker (pyproject.toml): a test that starts child processes (servers,
 lessons, the CLI). Every test that uses the leak check (``no_process_left``) gets it here;
 others carry it by hand. ``pytest -m "not slow"`` is the fast lane: no child process.
@@ -16,7 +18,9 @@ import functools
 import importlib.util
 import io
 import os
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -35,6 +39,9 @@ def pytest_configure(config):
         config.option.timeout = limits.TEST
     settings.register_profile("suite", deadline=None)
     settings.load_profile("suite")
+    state = tempfile.mkdtemp(prefix="mcp-course-tests-state.")
+    os.environ["XDG_STATE_HOME"] = state
+    config.add_cleanup(lambda: shutil.rmtree(state, ignore_errors=True))
     problem = leaks.install()
     if problem is not None:
         sys.stderr.write(f"tests/leaks.py: {problem}; orphans of the tests will not be counted\n")

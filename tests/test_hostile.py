@@ -451,11 +451,11 @@ def test_the_cli_lists_and_calls_around_hostile_servers(tmp_path, monkeypatch):
     assert flood.returncode == 1
     assert flood.stderr.splitlines()[-1].startswith("error: server 'flood': tool 'echo': sent a frame over 1 MiB (frame limit; "
                                                     "change it with the environment variable MCP_COURSE_MAX_FRAME_BYTES)"), flood.stderr
-    assert "warning: bad_tools: dropped tool 'no_schema': inputSchema: Field required" in flood.stderr.splitlines(), \
-        "the CLI says what a listing dropped"
-    odd = cli("call", "mcp__bad_tools__echo", '{"text": "\\ud800"}')
+    odd = cli("call", "mcp__bad_tools__echo", '{"text": "\\ud800"}')  # starts bad_tools alone (call starts the server it names)
     assert (odd.returncode, odd.stderr.splitlines()[-1]) == (1, "error: server 'bad_tools': tool 'echo': a lone surrogate (U+D800) "
                                                                 "in arguments.text: JSON text cannot carry it; not sent")
+    assert "warning: bad_tools: dropped tool 'no_schema': inputSchema: Field required" in odd.stderr.splitlines(), \
+        "the CLI says what a listing dropped"
     assert "Traceback" not in flood.stderr + odd.stderr + listed.stderr
 
 

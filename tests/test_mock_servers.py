@@ -316,3 +316,29 @@ def test_flags_for_the_wrong_transport_are_refused():
     done = subprocess.run([sys.executable, "-m", "mock_servers.docs", "--transport", "http", "--malformed-stdout"],
                           cwd=ROOT, capture_output=True, text=True, timeout=DEADLINE, stdin=subprocess.DEVNULL)
     assert done.returncode == 2 and "--malformed-stdout needs --transport stdio" in done.stderr
+
+
+@pytest.mark.parametrize("transport", ["http", "sse"])
+@pytest.mark.parametrize("headers, status", [
+    ({"host": "evil.example:80"}, 421),                                        # a rebound name: the page's own Host
+    ({"host": "127.0.0.1:9"}, 404),                                            # loopback: past the check (no such path)
+    ({"host": "localhost:9", "origin": "http://evil.example"}, 403),           # a script on another site
+    ({"host": "127.0.0.1:9", "origin": "http://localhost:5173"}, 404),         # a loopback page may
+])
+def test_hostile_refuses_dns_rebinding_whatever_its_switches(transport, headers, status):
+    """The hand-written server checks Host and Origin as the SDK's servers do, before any route (in process: its ASGI app)."""
+    from mock_servers.hostile import App, Server, parse
+
+    sent: list[dict] = []
+
+    async def receive() -> dict:
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def send(message: dict) -> None:
+        sent.append(message)
+
+    app = App(Server(parse(["--transport", transport, "--http-error", "500"])))
+    scope = {"type": "http", "path": "/nowhere", "method": "POST",
+             "headers": [(k.encode(), v.encode()) for k, v in headers.items()]}
+    anyio.run(app, scope, receive, send)
+    assert sent[0]["status"] == status

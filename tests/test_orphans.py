@@ -93,14 +93,14 @@ def first_server(lesson: Lesson) -> Proc:
     raise AssertionError(f"expected a server process below the lesson within {START_TIMEOUT:g} s\n{lesson.result()}")
 
 
-@pytest.mark.parametrize(("lesson", "signum", "moment"), CASES, ids=[f"{les}-{sig.name}-{mom}" for les, sig, mom in CASES])
-def test_nothing_outlives_a_stopped_lesson(lesson, signum, moment, tmp_path):
-    extra, mark = MOMENTS[lesson][moment]
-    tmp = tmp_path / "tmp"
-    tmp.mkdir()
-    env = lesson_env(TMPDIR=str(tmp), XDG_STATE_HOME=str(tmp_path / "state"))
+def signalled(lesson: str, args: tuple[str, ...], env: dict[str, str], signum: signal.Signals, mark: str | None, moment: str):
+    """Run ``lesson``, send ``signum`` at the moment ``mark`` names (None: the first server process), wait for the end.
+
+    Returns whether it still ran when the signal went, its result, and what it left (every
+    process it started, orphans included), after which that is killed and reaped.
+    """
     before = {p.key for p in processes()}
-    with adopting(), Lesson(lesson, *extra, env=env) as running:
+    with adopting(), Lesson(lesson, *args, env=env) as running:
         try:
             if mark is None:
                 first_server(running)
@@ -115,6 +115,16 @@ def test_nothing_outlives_a_stopped_lesson(lesson, signum, moment, tmp_path):
                 if proc.key not in before:
                     kill_tree(int(proc.pid))
             settle(before)  # reaps what was just killed
+    return ran_on, result, left
+
+
+@pytest.mark.parametrize(("lesson", "signum", "moment"), CASES, ids=[f"{les}-{sig.name}-{mom}" for les, sig, mom in CASES])
+def test_nothing_outlives_a_stopped_lesson(lesson, signum, moment, tmp_path):
+    extra, mark = MOMENTS[lesson][moment]
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    env = lesson_env(TMPDIR=str(tmp), XDG_STATE_HOME=str(tmp_path / "state"))
+    ran_on, result, left = signalled(lesson, extra, env, signum, mark, moment)
     assert ran_on, f"expected the lesson still running when {signum.name} was sent ({moment}), to test that moment\n{result}"
     assert not left, (f"expected 0 processes left after {signum.name} ({moment}) of {lesson}, found {len(left)}:\n"
                       + "\n".join(f"  {p}" for p in left) + f"\n{result}")

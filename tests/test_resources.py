@@ -97,3 +97,20 @@ def test_servers_without_resources_get_no_resource_tools_and_in_process_servers_
 
 async def _mock(name: str):
     return MockClient(SERVERS[name]())
+
+
+def test_a_config_tool_filter_holds_after_list_changed():
+    """A tool the config leaves out stays out when the server lists its tools again (s30's list_changed)."""
+    from harness.config.toolfilter import PLUG
+
+    async def main():
+        transcript = Transcript()
+        async with Connections(transcript, timeouts=TIMEOUTS) as conns:
+            handbook = await conns.open(spec("handbook"), mechanisms=(*conns.mechanisms, PLUG), tool_filter=(None, ("archive_page",)))
+            assert [t["name"] for t in handbook.tools] == ["search_pages", "publish_page"]
+            await handbook.call_tool("publish_page", {"title": "faq", "text": "Q and A"})  # the server now lists archive_page too
+            assert [t["name"] for t in handbook.tools] == ["search_pages", "publish_page"]
+            refused = await handbook.call_tool("archive_page", {"title": "faq"})
+            assert refused.is_error and "its config leaves it out" in refused.text()
+
+    anyio.run(main)

@@ -6,6 +6,7 @@ on small trees of their own.
 
 from __future__ import annotations
 
+import itertools
 import sys
 import textwrap
 
@@ -67,3 +68,15 @@ def test_glossary_links_the_first_use_in_prose_only(tmp_path):
     linked = glossary.link(text, "../glossary.md", glossary.terms(page))
     assert linked == ("# The pool\n\n`pool` in code, then the [tool pool](../glossary.md#pool) here, and the pool again.\n\n"
                       "```text\npool: +x\n```\n"), linked
+
+
+def test_the_own_setup_page_lists_the_commands_the_readme_lists():
+    """The site's "Use it on your own setup" repeats the README's command table; the two must not drift apart."""
+    def table(text: str) -> list[str]:
+        lines = text.splitlines()
+        start = lines.index("| command | what it does | example |")
+        return [line for line in itertools.takewhile(lambda line: line.startswith("|"), lines[start:])]
+
+    readme = (ROOT / "README.md").read_text()
+    page = (ROOT / "site" / "docs" / "appendix" / "own-setup.md").read_text()
+    assert table(page) == table(readme)

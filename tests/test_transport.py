@@ -213,7 +213,7 @@ def test_tap_renumbers_ids_per_server_and_across_sessions():
 @pytest.mark.parametrize(
     ("fields", "message"),
     [
-        ({"transport": "ws", "url": "ws://127.0.0.1:1"}, "server 'x': field 'transport': expected one of stdio, sse, http"),
+        ({"transport": "ws", "url": "ws://127.0.0.1:1"}, "server 'x': field 'transport': expected one of stdio, sse, http, http-or-sse"),
         ({"transport": "stdio"}, "server 'x': field 'command': required for transport 'stdio'"),
         ({"transport": "http"}, "server 'x': field 'url': required for transport 'http'"),
         ({"transport": "sse", "command": "python"}, "server 'x': field 'url': required for transport 'sse'"),

@@ -6,6 +6,15 @@
     cline           cline_mcp_settings.json               stdio, sse, streamableHttp      disabled, timeout (seconds)
                                                           (a bare ``url`` means sse)
 
+Each format is a ``Reader`` in one registry (``register``): its name, how its file is
+known from the file's name and from its content, how the text is decoded (JSON, JSON
+with comments, TOML, YAML) and how its servers are read. The three formats above are
+registered here; every other client's format is a module of its own that registers
+itself (``harness.config.clients`` lists them). ``detect`` picks the reader for a file:
+by name first, then by content, then the union of the three (``auto``); ``--format
+NAME`` overrides it (``reader``). ``read_file`` is one file read that way. A field of a
+named file that no reader reads is a warning (``KNOWN``), naming file, server and field.
+
 ``parse_servers`` reads one ``mcpServers`` object. Every entry is checked on its own: a
 broken one becomes a ``failed`` ``ServerConfig`` whose reason names it and its field
 (``server 'wiki': field 'command': required``); the good ones load. The words a format
@@ -14,7 +23,7 @@ means. A ``ServerConfig`` keeps its entry as written (``raw``): a field that bel
 later mechanism (Cline's ``autoApprove``, s31; ``maxOutputTokens``, s32) is read and
 checked by that mechanism's module, not here.
 
-Introduced by s27; the ``timeouts`` object by s28. Not handled here: which files are read
+Introduced by s27; the ``timeouts`` object by s28; the registry by issue 21. Not handled here: which files are read
 and in what order (``harness.config.scopes``), ``${VAR}`` (kept as written,
 ``harness.config.variables``), Cline's remote config, ``headersHelper``.
 """
@@ -22,7 +31,7 @@ and in what order (``harness.config.scopes``), ``${VAR}`` (kept as written,
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
@@ -30,6 +39,7 @@ from typing import Any
 
 from harness import transports
 from harness import nesting
+from harness.config.documents import decode
 from harness.config.files import read_config
 from harness.config.variables import VARIABLE
 from harness.errors import ConfigError
@@ -41,6 +51,14 @@ from harness.spec import ServerSpec, State, Timeouts
 # word the registry knows, so a transport registered later is configured without an edit here.
 WORDS = {"claude-desktop": ("stdio",), "claude-code": ("stdio", "sse", "http"), "cline": ("stdio", "sse", "streamableHttp", "http")}
 TIMEOUT_NAMES = ("connect", "list", "call")  # what a server entry's "timeouts" may set (s28)
+# The fields an entry of the three may have: read here, or by a later mechanism from ``raw`` (s31, s32). Any other
+# field of a file named with --config is a warning (issue 21).
+# Fields a later mechanism reads from ``raw`` for a server of any format: s31's permissions, s32's output cap, s34's era.
+MECHANISM_FIELDS = ("autoApprove", "maxOutputTokens", "protocol")
+_EVERY = {"type", "command", "args", "env", "cwd", "disabled", "timeouts", *MECHANISM_FIELDS}  # read for any format
+KNOWN = {"claude-desktop": _EVERY, "claude-code": _EVERY | {"url", "headers"},
+         "cline": _EVERY | {"transportType", "url", "headers", "timeout"}}
+KNOWN["auto"] = set().union(*KNOWN.values())
 
 
 @dataclass(frozen=True)
@@ -56,6 +74,98 @@ class ServerConfig:
     timeouts: Timeouts = field(default_factory=Timeouts)
     # The entry as written, read-only: the fields of later mechanisms are read where they are used.
     raw: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}), compare=False, repr=False)
+    # The tools it may offer (issue 21: Gemini's includeTools/excludeTools, Codex's enabled_tools/disabled_tools):
+    # only those named (None: every tool), less those excluded; ``harness.config.toolfilter`` applies them.
+    include_tools: tuple[str, ...] | None = None
+    exclude_tools: tuple[str, ...] = ()
+    # VS Code's ${input:ID} values, read when the file was: ID -> (value, a password?); expanded at each start.
+    inputs: Mapping[str, tuple[str, bool]] = field(default_factory=lambda: MappingProxyType({}), compare=False, repr=False)
+
+
+Warn = Callable[[str], None]
+Ask = Callable[[str, str, bool], "str | None"]  # (the input's id, the question, a password?) -> the answer; None: no one to ask
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where a document comes from, and what reading it may use: as messages show the file, its scope, the
+    ``--input`` values and who else to ask (VS Code's inputs), the environment, and where warnings go."""
+
+    path: Path
+    shown: str
+    scope: str
+    inputs: Mapping[str, str] = field(default_factory=dict)
+    ask: Ask | None = None
+    warn: Warn | None = None
+    home: Path | None = None  # for ${userHome}; the folder of the project: the file's, unless a format says
+
+    def warning(self, text: str) -> None:
+        (self.warn or _stderr)(f"{self.shown}: {text}")
+
+
+def _stderr(text: str) -> None:
+    import sys
+
+    print(f"warning: {text}", file=sys.stderr)  # never a silent drop, even for a caller that passed no warn
+
+
+@dataclass(frozen=True)
+class Reader:
+    """One client's config format: how its file is known, decoded and read.
+
+    ``named(path)``: the file's name says it is this format. ``holds(document)``: the decoded
+    content does (checked when no name did). ``read(document, source)``: its servers, a
+    broken entry a failed ``ServerConfig``. ``decode``: json (JSON only), jsonc (comments
+    and trailing commas allowed), toml or yaml. ``tables``: the server tables it reads, as
+    the message for a file with none of them names them.
+    """
+
+    name: str
+    tables: tuple[str, ...]
+    named: Callable[[Path], bool]
+    holds: Callable[[Any], bool]
+    read: Callable[[Any, Source], list[ServerConfig]]
+    decode: str = "json"
+    # Where the client keeps this file, for discovery without --config: (home, cwd) -> [(path, scope)],
+    # scope "user" or "project" (a project file's servers are listed blocked until its file is named).
+    places: Callable[[Path, Path], list[tuple[Path, str]]] = field(default=lambda home, cwd: [])
+
+
+_READERS: dict[str, Reader] = {}
+
+
+def register(reader: Reader) -> None:
+    """Make ``reader`` a format (again: the last registration of a name wins, in its first place)."""
+    _READERS[reader.name] = reader
+
+
+def readers() -> tuple[Reader, ...]:
+    return tuple(_READERS.values())
+
+
+def reader(name: str) -> Reader:
+    """The format named ``name`` (``--format NAME``), or a ``ConfigError`` listing them."""
+    found = _READERS.get(name)
+    if found is None:
+        raise ConfigError(f"--format {name}: no such format (formats: {', '.join(_READERS)})")
+    return found
+
+
+def detect(path: Path, document: Any) -> Reader | None:
+    """The reader for a file: the first whose name rule matches, else the first whose content rule does."""
+    by_content = sorted(_READERS.values(), key=lambda r: r.name == "auto")  # the union of the three: only when no other claims it
+    return by_name(path) or next((r for r in by_content if r.holds(document)), None)
+
+
+def by_name(path: Path) -> Reader | None:
+    return next((r for r in _READERS.values() if r.named(path)), None)
+
+
+def unread(source: Source) -> ConfigError:
+    """A file with no server table any reader knows: which formats are read, and how to name one."""
+    tables = sorted({t for r in _READERS.values() for t in r.tables})
+    return ConfigError(f"{source.shown}: no server table this harness reads ({', '.join(tables)}); formats read: "
+                       f"{', '.join(_READERS)} (give --format NAME if this file is one of them)")
 
 
 def file_format(path: Path) -> str:
@@ -90,6 +200,49 @@ def read_json(path: Path, shown: str) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise ConfigError(f"{shown}: expected a JSON object at the top")
     return data
+
+
+def read_file(path: Path, source: Source, fmt: str | None = None, explicit: bool = True) -> list[ServerConfig]:
+    """The servers of one file, in the format ``fmt`` names or ``detect`` finds. ``explicit``: the user named the
+    file, so one with no server table any reader knows is an error that lists the formats (a file found by looking
+    in a client's usual place may hold only its other settings)."""
+    chosen = reader(fmt) if fmt else by_name(path)
+    if chosen is not None and chosen.name in ("cline", "claude-desktop", "claude-code"):
+        document: Any = read_json(path, source.shown)  # s27's three, read exactly as before
+    else:
+        data = read_config(path, source.shown)
+        try:
+            text = (data or b"").decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ConfigError(f"{source.shown}: cannot read: {exc}") from None
+        if not text.strip():
+            return []
+        kind = chosen.decode if chosen else _kind(path)
+        try:
+            document = decode(text, kind, source.shown)
+        except ConfigError as strict:
+            if kind != "json":
+                raise
+            try:  # most editors allow comments in their JSON files: JSONC, if that is all it is
+                document = decode(text, "jsonc", source.shown)
+            except ConfigError:
+                raise strict from None
+        chosen = chosen or detect(path, document)
+    if not document:
+        return []
+    if not isinstance(document, dict):
+        raise ConfigError(f"{source.shown}: expected a JSON object at the top" if _kind(path) == "json" else
+                          f"{source.shown}: expected a table of settings at the top")
+    if chosen is None or not any(t in document for t in chosen.tables):
+        if explicit and (chosen is None or chosen.name not in ("cline", "claude-desktop", "claude-code", "auto")):
+            raise unread(source)
+        return []
+    return chosen.read(document, source)
+
+
+def _kind(path: Path) -> str:
+    suffix = path.suffix.lower()
+    return "toml" if suffix == ".toml" else "yaml" if suffix in (".yaml", ".yml") else "json"
 
 
 def parse_servers(servers: Any, scope: str, source: str, fmt: str) -> list[ServerConfig]:
@@ -197,3 +350,32 @@ def _transport(entry: dict[str, Any], fmt: str, bad: Any) -> str:
     if kind is None:
         raise bad("type", f"expected one of {', '.join(words or transports.names())}")
     return kind
+
+
+def _mcp_servers(fmt: str) -> Callable[[Any, Source], list[ServerConfig]]:
+    def read(document: Any, source: Source) -> list[ServerConfig]:
+        found = parse_servers(document.get("mcpServers") if isinstance(document, dict) else None, source.scope, source.shown, fmt)
+        for server in found:
+            for key in (k for k in server.raw if k not in KNOWN[fmt]):
+                source.warning(f"server '{server.name}': field '{key}': not read by this harness (left out)")
+        return found
+    return read
+
+
+def _object_of(table: str) -> Callable[[Any], bool]:
+    return lambda document: isinstance(document, dict) and isinstance(document.get(table), dict)
+
+
+def _never(document: Any) -> bool:
+    return False
+
+
+# The three formats of s27, in the order file_format names them; "auto" is the union, for a file of no known name.
+# Claude Code's own files are read by harness.config.scopes (its scopes and approvals), so it has no places here.
+CLINE_SETTINGS = Path(".config/Code/User/globalStorage/saoudrizwan.claude-dev/settings/cline_mcp_settings.json")  # Linux
+register(Reader("cline", ("mcpServers",), lambda p: file_format(p) == "cline", _never, _mcp_servers("cline"),
+                places=lambda home, cwd: [(home / CLINE_SETTINGS, "user")]))
+register(Reader("claude-desktop", ("mcpServers",), lambda p: file_format(p) == "claude-desktop", _never, _mcp_servers("claude-desktop"),
+                places=lambda home, cwd: [(home / ".config" / "Claude" / "claude_desktop_config.json", "user")]))
+register(Reader("claude-code", ("mcpServers",), lambda p: file_format(p) == "claude-code", _never, _mcp_servers("claude-code")))
+register(Reader("auto", ("mcpServers",), lambda p: False, _object_of("mcpServers"), _mcp_servers("auto")))

@@ -6,7 +6,8 @@
   takes for one server.
 - ``connector(server, conns)`` expands the spec's variables each time it connects (a
   reconnect or a respawn too), then opens it with a ``Connections``; a missing variable
-  fails that server alone.
+  fails that server alone. A server whose config filters its tools gets the filter
+  (``harness.config.toolfilter``) as one more mechanism.
 - ``rows`` is the CLI's ``servers`` listing: name, scope, transport, state, error, tools.
 
 Introduced by s27. Not handled here: what a server may do once connected (permissions,
@@ -47,7 +48,7 @@ def connector(server: ServerConfig, conns: Any, environ: Mapping[str, str] = os.
     """A hub connector that expands the spec's variables each time, then opens it with ``conns`` (a ``Connections``)."""
 
     def expanded() -> Any:
-        spec = expand(server.spec, environ)  # type: ignore[arg-type]  (pending servers have a spec)
+        spec = expand(server.spec, environ, server.inputs)  # type: ignore[arg-type]  (pending servers have a spec)
         if conns.transcript is not None:  # the values are secrets from here on, in every output the transcript makes
             for value, name in spec.secrets:
                 conns.transcript.redact.add(value, f"${{{name}}}")
@@ -59,7 +60,13 @@ def connector(server: ServerConfig, conns: Any, environ: Mapping[str, str] = os.
         except ConfigError as exc:
             raise ServerError(str(exc)) from None  # that server fails; the others go on
         # Each new session of this connection (a reconnect, a respawn) expands the variables again.
-        return await conns.open(spec, timeouts=server.timeouts, respec=expanded, **options)
+        return await conns.open(spec, timeouts=server.timeouts, respec=expanded, **filtered, **options)
+
+    from harness.config.toolfilter import PLUG  # the config's tool filters (issue 21), for a server that has one
+
+    has_filter = server.include_tools is not None or bool(server.exclude_tools)
+    filtered = {"mechanisms": (*conns.mechanisms, PLUG), "tool_filter": (server.include_tools, server.exclude_tools)} \
+        if has_filter and "mechanisms" not in options else {}
 
     return connect
 

@@ -8,6 +8,7 @@ child process, an event stream, HTTP requests) and closes it when the block ends
     stdio   harness/transports/stdio.py   a child process, JSON-RPC lines     s23
     sse     harness/transports/sse.py     legacy HTTP+SSE                     s24
     http    harness/transports/http.py    Streamable HTTP, session ids        s25
+    http-or-sse  harness/transports/fallback.py  Streamable HTTP, else SSE on a 4xx  issue 21 (a bare url)
 
 Each transport is registered once, with the words a config file may use for it and its
 kind: ``local`` (a command spawned on this machine: it needs ``command``, and waits in the
@@ -112,5 +113,6 @@ def lookup(spec: _Spec) -> Transport:
 register("stdio", "harness.transports.stdio:open_stdio", local=True)  # s23
 register("sse", "harness.transports.sse:open_sse")  # s24
 register("http", "harness.transports.http:open_http", aliases=("streamableHttp",))  # s25: Cline's word for it
+register("http-or-sse", "harness.transports.fallback:open_http_or_sse")  # issue 21: a bare url, as Cursor and VS Code read it
 
 __all__ = ["Registered", "Streams", "Transport", "by_alias", "is_local", "lookup", "names", "register"]

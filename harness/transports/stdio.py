@@ -37,6 +37,7 @@ reaches the server, not its children); a set-user-ID server (exec clears the set
 from __future__ import annotations
 
 import os
+import re
 import secrets
 import shutil
 import signal
@@ -279,12 +280,23 @@ async def exited(process: Any, within: float) -> bool:
     return process.returncode is not None
 
 
+# The line that says why, in what servers print as they die: "Error: ...", Node's
+# "Error [ERR_MODULE_NOT_FOUND]: Cannot find package 'zod'", Python's "ModuleNotFoundError:
+# ...", git's "fatal: ...". A stack trace after it would push it out of the tail.
+WHY = re.compile(r"(?:^|\W)(?:[A-Za-z]*Error\b[^:]{0,40}:|Cannot find|fatal:)")
+HEAD_BYTES, TAIL_BYTES = 65536, 16384
+
+
 def tail(errlog: Any, lines: int) -> list[str]:
-    """The last lines the child wrote to stderr. ``pread`` leaves the shared offset alone."""
+    """The last lines the child wrote to stderr, after its first line that says why (``WHY``) if the tail lacks
+    it, and ``...``. ``pread`` leaves the shared offset alone."""
     fd = errlog.fileno()
     size = os.fstat(fd).st_size
-    chunk = os.pread(fd, min(size, 16384), max(0, size - 16384)).decode("utf-8", errors="replace")
-    return [line.rstrip() for line in chunk.splitlines() if line.strip()][-lines:]
+    chunk = os.pread(fd, min(size, TAIL_BYTES), max(0, size - TAIL_BYTES)).decode("utf-8", errors="replace")
+    last = [line.rstrip() for line in chunk.splitlines() if line.strip()][-lines:]
+    head = os.pread(fd, min(size, HEAD_BYTES), 0).decode("utf-8", errors="replace").splitlines()
+    why = next((line.rstrip() for line in head[:-1] if WHY.search(line)), None)  # the last line may be cut mid-way
+    return [why, "...", *last] if why is not None and why not in last else last
 
 
 class Child:

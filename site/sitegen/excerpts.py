@@ -1,4 +1,4 @@
-"""Excerpts of pinned files and source code in hand-written pages, read at build time.
+r"""Excerpts of pinned files and source code in hand-written pages, read at build time.
 
 Two HTML comments in a page under site/docs/ are replaced when the site is built:
 

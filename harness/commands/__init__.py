@@ -1,0 +1,14 @@
+"""The user CLI's commands beyond the listings, one module per group; ``harness.app`` parses and dispatches.
+
+    signin      ``login SERVER`` and ``logout SERVER``: s26's sign-in, its tokens kept for later runs
+    doctor      ``doctor``: every config file and server checked, each problem once with its fix
+    approve     ``approve SERVER`` and ``deny SERVER``: a ``.mcp.json`` server's answer in ``~/.claude.json``
+    completion  ``completion bash|zsh|fish`` and the hidden ``_complete``: names for the shell
+
+Each module gets what the dispatcher built (the server list from ``harness.config``, a
+``Stack`` when the command needs servers running) and writes its output; none parses a
+command line or builds a stack itself, so the CLI's options mean the same for every
+command.
+
+Introduced by issue 21. Not handled here: the listings and ``call`` (``harness.app``).
+"""

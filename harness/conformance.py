@@ -4,7 +4,8 @@
     .ci/conformance/run.sh .venv/bin/python -m harness.conformance
 
 Everything goes through ``harness.connection`` (Streamable HTTP), exactly as the lessons
-connect: initialize, tools/list, then the calls the scenario asks for (``plan``): the ones
+connect: the era negotiated as the user CLI does (s34: ``server/discover``, falling back to
+``initialize``), tools/list, then the calls the scenario asks for (``plan``): the ones
 ``MCP_CONFORMANCE_CONTEXT`` names under ``toolCalls`` when it does; in
 ``json-schema-2020-12-preservation``, the echo tool given each other tool's input schema as
 the harness holds it (the suite checks that nothing was stripped); otherwise each tool
@@ -151,7 +152,10 @@ def plan(scenario: str, tools: list[dict[str, Any]], context: dict[str, Any]) ->
 
 
 async def _exercise(url: str, scenario: str, out: Any, auth: Any, context: dict[str, Any]) -> int:
-    conn = await connect(ServerSpec("conformance", "http", url=url), auth=auth, elicitation_callback=accept_defaults)
+    from harness import era
+
+    conn = await connect(ServerSpec("conformance", "http", url=url), auth=auth, elicitation_callback=accept_defaults,
+                         handshake=era.handshake(era.AUTO))
     try:
         print(f"{scenario or 'scenario?'}: connected, {len(conn.tools)} tool(s)", file=out)
         for name, arguments in plan(scenario, conn.tools, context):

@@ -89,7 +89,9 @@ async def classic_handshake(session: ClientSession, timeouts: Timeouts) -> None:
 async def discover_handshake(session: ClientSession, timeouts: Timeouts) -> None:
     """The 2026-07-28 opening: ``server/discover`` instead of ``initialize`` (no session, no back channel).
 
-    s33 uses it to show that era's input-required rounds; s34 teaches the era itself.
+    s33 first showed that era's input-required rounds with it. The SDK's probe waits a fixed 10 s
+    whatever the connect timeout; s34's ``harness.era.handshake("2026-07-28")`` does not, and
+    ``harness.era.handshake()`` negotiates the era per server.
     """
     with anyio.fail_after(timeouts.connect):
         await session.discover()

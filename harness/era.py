@@ -58,11 +58,12 @@ def protocol(server: Any) -> str:
     raw: Mapping[str, Any] = server.raw
     value = raw.get(FIELD, AUTO)
     if value not in CHOICES:
-        shown = value if isinstance(value, str) else type(value).__name__
         from harness.echo import line
 
+        kinds = {bool: "true or false", int: "a number", float: "a number", list: "a list", dict: "an object", type(None): "null"}
+        shown = line(repr(value), 60) if isinstance(value, str) else kinds.get(type(value), type(value).__name__)
         raise ConfigError(f"server '{server.name}': field '{FIELD}': expected \"2026-07-28\", \"2025-11-25\" or \"auto\", "
-                          f"not {line(repr(shown), 60)}")
+                          f"not {shown}")
     return value
 
 

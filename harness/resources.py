@@ -75,6 +75,7 @@ class Offering(Mechanism):
         self._kick = anyio.Event()  # set: the refresher has lists to fetch again
         self._settled = True  # no list is waiting to be fetched again
         self._fetched: anyio.Event | None = None  # made only when a call waits for a list to be fetched
+        self._listening: Any = None  # s34: the listen stream opened at connect, until beside takes it
 
     def bind(self, conn: MCPConnection) -> None:
         self._conn = conn
@@ -95,6 +96,7 @@ class Offering(Mechanism):
         if "prompts" in conn.capabilities:
             conn.begin("prompts/list")
             self.prompts = await self._optional(session, "prompts", "prompts/list")
+        await self._listen(session)
 
     async def _optional(self, session: ClientSession, kind: str, method: str) -> list[dict[str, Any]]:
         """A listing a server may not have although it declared the capability: a -32601 (method not found)
@@ -167,14 +169,19 @@ class Offering(Mechanism):
         return found
 
     async def beside(self, session: ClientSession) -> None:
-        """The refresher; in 2026-07-28, beside it the ``subscriptions/listen`` stream the changes come on."""
-        wanted = self._listened(session)
-        if not wanted:
+        """The refresher; in 2026-07-28, beside it the ``subscriptions/listen`` stream that ``opened`` opened."""
+        listening, self._listening = self._listening, None
+        if listening is None:
             await self._refresher(session)
             return
-        async with anyio.create_task_group() as both:
-            both.start_soon(self._listen, session, wanted)
-            await self._refresher(session)
+        stream, events = listening
+        try:
+            async with anyio.create_task_group() as both:
+                both.start_soon(self._drain, events)
+                await self._refresher(session)
+        finally:
+            with anyio.CancelScope(shield=True):
+                await stream.aclose()
 
     # lesson: s34
     def _hear_logs(self, session: ClientSession) -> None:
@@ -200,19 +207,39 @@ class Offering(Mechanism):
                 if isinstance(declared.get(kind), Mapping) and declared[kind].get("listChanged")}
 
     # lesson: s34
-    async def _listen(self, session: ClientSession, wanted: dict[str, bool]) -> None:
-        """One ``subscriptions/listen`` for this session's life. Its events reach ``notified`` too (the SDK passes
-        them on to the message handler), so a change is handled as in the handshake era; here they are only drained."""
+    async def _listen(self, session: ClientSession) -> None:
+        """Open one ``subscriptions/listen`` for this session's life, acknowledged before the session is used, so
+        its frames come in the same order on every run. Its events reach ``notified`` too (the SDK passes them on
+        to the message handler), so a change is handled as in the handshake era; ``beside`` only drains them."""
+        from contextlib import AsyncExitStack
+
         from mcp.client.subscriptions import SubscriptionLost, listen
 
+        if not (wanted := self._listened(session)):
+            return
         conn = self._conn
+        conn.begin("subscriptions/listen")
+        stream = AsyncExitStack()
         try:
-            async with listen(session, **wanted) as events:
-                async for _ in events:
-                    pass
-        except (MCPError, SubscriptionLost) as exc:
-            said = f"error {exc.code}: {printable(exc.message, 120)}" if isinstance(exc, MCPError) else printable(str(exc), 120)
+            with anyio.fail_after(conn.timeouts.list):
+                events = await stream.enter_async_context(listen(session, **wanted))
+        except (MCPError, SubscriptionLost, TimeoutError) as exc:
+            await stream.aclose()
+            said = f"error {exc.code}: {printable(exc.message, 120)}" if isinstance(exc, MCPError) else \
+                f"no acknowledgment within {conn.timeouts.list:g} s" if isinstance(exc, TimeoutError) else printable(str(exc), 120)
             conn.say("warning", f"{conn.name}: subscriptions/listen: {said}; list changes go unheard until the next session")
+            return
+        self._listening = (stream, events)
+
+    async def _drain(self, events: Any) -> None:
+        from mcp.client.subscriptions import SubscriptionLost
+
+        try:
+            async for _ in events:
+                pass
+        except SubscriptionLost as exc:
+            self._conn.say("warning", f"{self._conn.name}: subscriptions/listen: {printable(str(exc), 120)}; "
+                                      "list changes go unheard until the next session")
 
     async def _refresher(self, session: ClientSession) -> None:
         """Fetch again each list a ``list_changed`` named (in the session's task, never in the SDK's callback)."""
@@ -248,7 +275,8 @@ class Offering(Mechanism):
             self.prompts = await self._request_list(session, kind)
         after = [item[key] for item in self._listed(kind)]
         change = [f"+{printable(n, 80)}" for n in after if n not in before] + [f"-{printable(n, 80)}" for n in before if n not in after]
-        conn.say("note", f"{conn.name}: notifications/{kind}/list_changed: {kind} listed again: {', '.join(change) or 'no change'}")
+        heard = " (on subscriptions/listen)" if self._listened(session) else ""  # s34: the 2026-07-28 way
+        conn.say("note", f"{conn.name}: notifications/{kind}/list_changed{heard}: {kind} listed again: {', '.join(change) or 'no change'}")
 
     def _listed(self, kind: str) -> list[dict[str, Any]]:
         return self._conn.tools if kind == "tools" else self.resources if kind == "resources" else self.prompts

@@ -249,7 +249,8 @@ def render(event: dict[str, Any]) -> str:
         return f"state: {event['server']}: {event['old'] or 'new'} -> {event['new']}: " + event["reason"].replace("\n", "\n    ")
     if kind == "frame":
         arrow = ">>" if event["direction"] == "send" else "<<"
-        return f"    {arrow} {event['server']} {dumps(event['message'])}"
+        sent = "".join(f"\n       {name}: {value}" for name, value in event.get("headers", {}).items())  # s34's header view
+        return f"    {arrow} {event['server']} {dumps(event['message'])}{sent}"
     return f"{kind}: " + event["text"].replace("\n", "\n    ")
 
 

@@ -32,7 +32,7 @@ Introduced by s23. Not handled here: HTTP-level events, binary payloads, frame s
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
@@ -96,11 +96,13 @@ class WireTap:
     ``callback(server, direction, message)`` instead.
     """
 
-    def __init__(self, sink: Transcript | Sink, *, show: bool = True, file: TextIO | None = None, events: bool = False) -> None:
+    def __init__(self, sink: Transcript | Sink, *, show: bool = True, file: TextIO | None = None, events: bool = False,
+                 headers: Collection[str] = ()) -> None:
         self._sink = sink
         self._show = show
         self._file = file
         self._events = events
+        self._headers = frozenset(headers)  # s34: servers over HTTP whose requests' own headers are shown (MCP-Protocol-Version...)
         self._ids: dict[str, _Ids] = {}
 
     def trace(self, server: str) -> Callable[[str], None] | None:
@@ -131,16 +133,21 @@ class WireTap:
         if not isinstance(sink, Transcript):
             sink(server, direction, message)
             return
+        headers = getattr(getattr(item, "metadata", None), "headers", None) if server in self._headers else None
         # The message is encoded once: the file line is that text inside the event's
         # other (key-sorted) fields, and --wire prints the same text. Only a frame with
-        # something to redact or normalize in it is cleaned and encoded again. Not kept
-        # in transcript.events: a long session would hold every frame forever.
-        text = _ENCODE(message)
-        line = f'{{"direction": "{direction}", "kind": "frame", "message": {text}, "server": {_ENCODE(server)}}}'
-        event = {"kind": "frame", "server": server, "direction": direction, "message": message}
-        if sink.dirty(line):
-            event, line = sink.clean_json(event)
-            text = None
+        # something to redact or normalize in it, or with its headers shown, is cleaned and
+        # encoded again. Not kept in transcript.events: a long session would hold every frame forever.
+        event: dict[str, Any] = {"kind": "frame", "server": server, "direction": direction, "message": message}
+        text: str | None = None
+        if headers:
+            event, line = sink.clean_json({**event, "headers": dict(headers)})
+        else:
+            text = _ENCODE(message)
+            line = f'{{"direction": "{direction}", "kind": "frame", "message": {text}, "server": {_ENCODE(server)}}}'
+            if sink.dirty(line):
+                event, line = sink.clean_json(event)
+                text = None
         if self._show:
             sink.show(event, None if text is None else f"    {'>>' if direction == 'send' else '<<'} {server} {text}")
         if self._file is not None:
@@ -250,18 +257,20 @@ def options(parser: argparse.ArgumentParser) -> None:
 
 
 @contextmanager
-def recording(transcript: Transcript, args: argparse.Namespace, events: bool = False) -> Iterator[WireTap | None]:
+def recording(transcript: Transcript, args: argparse.Namespace, events: bool = False,
+              headers: Collection[str] = ()) -> Iterator[WireTap | None]:
     """A tap for this run, streaming to ``--frames`` if given (opened now: a bad path fails before the run).
 
     ``events``: the transport's own events are printed too, with or without ``--wire``.
+    ``headers``: the servers (over HTTP) whose requests are shown with the headers the session gives each (s34).
     None when neither ``--wire``, ``--frames`` nor ``events`` asks for anything: nobody would see it.
     """
     if args.frames is None:
-        yield WireTap(transcript, show=args.wire, events=events) if args.wire or events else None
+        yield WireTap(transcript, show=args.wire, events=events, headers=headers) if args.wire or events else None
         return
     try:
         file = open(args.frames, "w", encoding="utf-8")  # noqa: SIM115  (closed below, errors included)
     except OSError as exc:
         raise UsageError(f"--frames: cannot write {args.frames}: {exc.strerror}") from None
     with file:
-        yield WireTap(transcript, show=args.wire, file=file, events=events)
+        yield WireTap(transcript, show=args.wire, file=file, events=events, headers=headers)

@@ -36,6 +36,8 @@ client's first request decides (``initialize``: the handshake era; a request wit
     --era 2026-07-28          speak only 2026-07-28: ``initialize`` is refused with -32022
                               (unsupported protocol version) naming the one version served,
                               as a server middleware does it in the SDK
+    --era 2025-11-25          speak only the handshake era, as servers written before 2026
+                              do: ``server/discover`` is an unknown method (-32601)
 
 Resources, templates, prompts, completion and log messages are served for a catalog
 server that defines them (handbook, s30), with listChanged declared when its lists can
@@ -81,6 +83,7 @@ class Options:
 
 
 MODERN = "2026-07-28"
+HANDSHAKE = "2025-11-25"
 
 
 class Counters:
@@ -90,15 +93,47 @@ class Counters:
         self.calls = 0
         self.forget_pending = False
         self.malformed_pending = False
-        self.bus: Any = None  # the 2026-07-28 listen streams' fan-out, for a server whose lists change
+        self.listeners = Listeners()  # the 2026-07-28 listen streams open now
 
-    def listening(self) -> Any:
-        """The bus the listen streams hear list changes on (made at first use: the SDK import is deferred)."""
-        if self.bus is None:
-            from mcp.server.subscriptions import InMemorySubscriptionBus
+    def listening(self) -> Listeners:
+        return self.listeners
 
-            self.bus = InMemorySubscriptionBus()
-        return self.bus
+
+class Listeners:
+    """The 2026-07-28 ``subscriptions/listen`` streams open on this server, as the request handler serves them.
+
+    Like the SDK's ``ListenHandler`` (the acknowledgment first, each event stamped with the
+    stream's id, only the kinds asked for), except that the task that publishes a change
+    writes it, so a call's changes go out before its answer on every run (the SDK's handler
+    writes from the listen stream's own task, whenever that task next runs).
+    """
+
+    def __init__(self) -> None:
+        self._open: dict[Any, tuple[Any, Any, dict[str, Any]]] = {}
+
+    async def __call__(self, ctx: Any, params: Any) -> Any:
+        import anyio
+        import mcp_types as types
+        from mcp.shared.subscriptions import SUBSCRIPTION_ID_META_KEY
+
+        asked = params.notifications
+        honored = types.SubscriptionFilter(tools_list_changed=asked.tools_list_changed, prompts_list_changed=asked.prompts_list_changed,
+                                           resources_list_changed=asked.resources_list_changed)  # no per-resource updates here
+        meta = {SUBSCRIPTION_ID_META_KEY: ctx.request_id}
+        await ctx.session.send_notification(types.SubscriptionsAcknowledgedNotification(
+            params=types.SubscriptionsAcknowledgedNotificationParams(notifications=honored, _meta=meta)), related_request_id=ctx.request_id)
+        self._open[ctx.request_id] = (ctx.session, honored, meta)
+        try:
+            await anyio.sleep_forever()  # the stream ends when the client ends the request
+        finally:
+            self._open.pop(ctx.request_id, None)
+
+    async def publish(self, event: Any) -> None:
+        from mcp.shared.subscriptions import event_matches, event_to_notification
+
+        for listen_id, (session, honored, meta) in list(self._open.items()):
+            if event_matches(honored, frozenset(), event):
+                await session.send_notification(event_to_notification(event, meta), related_request_id=listen_id)
 
 
 def _whole(minimum: int, maximum: int | None = None) -> Any:
@@ -145,7 +180,7 @@ def parse(argv: list[str], name: str | None = None) -> tuple[str, Options]:
     parser.add_argument("--slow-start", type=_seconds, default=0.0, metavar="SECONDS")
     parser.add_argument("--forget-sessions-after", type=_whole(1), metavar="N")
     parser.add_argument("--ignore-eof", action="store_true")
-    parser.add_argument("--era", choices=(MODERN,), help="speak only this protocol era (default: both)")
+    parser.add_argument("--era", choices=(MODERN, HANDSHAKE), help="speak only this protocol era (default: both)")
     ns = parser.parse_args(argv)
     if ns.malformed_stdout and ns.transport != "stdio":
         parser.error("--malformed-stdout needs --transport stdio (sse/http print only the READY line)")
@@ -205,10 +240,8 @@ def build_server(definition: ServerDef, options: Options, counters: Counters) ->
 
     handlers: dict[str, Any] = {"on_list_tools": list_tools, "on_call_tool": call_tool}
     if definition.more_tools is not None or definition.resources is not None:
-        from mcp.server.subscriptions import ListenHandler
-
         # 2026-07-28: a client that wants to hear of list changes listens (subscriptions/listen).
-        handlers["on_subscriptions_listen"] = ListenHandler(counters.listening())
+        handlers["on_subscriptions_listen"] = counters.listening()
     if definition.resources is not None:
         handlers.update(_resource_handlers(definition, counters))
     if definition.prompts:
@@ -218,6 +251,8 @@ def build_server(definition: ServerDef, options: Options, counters: Counters) ->
     server = Server(definition.name, version=definition.version, **handlers)
     if options.era == MODERN:
         server.middleware.append(_only_modern)
+    elif options.era == HANDSHAKE:
+        server.middleware.append(_only_handshake)
     if definition.more_tools is not None or definition.resources is not None:
         from mcp.server.lowlevel.server import NotificationOptions
 
@@ -245,6 +280,16 @@ async def _only_modern(ctx: Any, call_next: Any) -> Any:
     return await call_next(ctx)
 
 
+async def _only_handshake(ctx: Any, call_next: Any) -> Any:
+    """``--era 2025-11-25`` over HTTP: ``server/discover`` is a method this server does not know."""
+    if ctx.method == "server/discover":
+        import mcp_types as types
+        from mcp.shared.exceptions import MCPError
+
+        raise MCPError(code=types.METHOD_NOT_FOUND, message="Method not found")
+    return await call_next(ctx)
+
+
 async def _tell(ctx: Any, definition: ServerDef, counters: Counters) -> None:
     """Send what the server queued while it handled this request: log messages and list changes, in order.
 
@@ -260,7 +305,7 @@ async def _tell(ctx: Any, definition: ServerDef, counters: Counters) -> None:
                 continue
             await ctx.session.send_log_message(event[1], event[2], logger=definition.name)
         elif modern:
-            from mcp.server.subscriptions import PromptsListChanged, ResourcesListChanged, ToolsListChanged
+            from mcp.shared.subscriptions import PromptsListChanged, ResourcesListChanged, ToolsListChanged
 
             changed = {"tools": ToolsListChanged, "resources": ResourcesListChanged}.get(event[1], PromptsListChanged)
             await counters.listening().publish(changed())
@@ -363,7 +408,13 @@ async def _run_stdio(server: Any, options: Options, counters: Counters) -> None:
         # An explicit stdout skips the SDK's fd-1 diversion; fine, the catalog handlers never print.
         stdout = _InjectingStdout(anyio.wrap_file(io.TextIOWrapper(sys.stdout.buffer, encoding="utf-8")), counters)
     async with stdio_server(stdout=stdout) as (read, write):
-        await server.run(read, write, server.create_initialization_options())
+        if options.era == HANDSHAKE:  # the handshake-only loop: the first request cannot open 2026-07-28
+            from mcp.server.runner import serve_loop
+
+            async with server.lifespan(server) as state:
+                await serve_loop(server, read, write, lifespan_state=state, init_options=server.create_initialization_options())
+        else:
+            await server.run(read, write, server.create_initialization_options())
     if options.ignore_eof:
         import anyio
 

@@ -50,6 +50,7 @@ CASES = [
     Case("s31"),
     Case("s32"),
     Case("s33"),
+    Case("s34", kinds=("transcript", "frames")),
     Case("s35", kinds=("transcript", "frames")),
 ]
 

@@ -209,3 +209,34 @@ def test_a_result_without_result_type_counts_as_complete():
     from mcp_types import methods
 
     methods.validate_server_result("tools/call", "2026-07-28", complete)  # the SDK's schema takes it now
+
+
+def test_list_changes_come_on_a_listen_stream_in_2026_07_28_and_on_the_session_before():
+    async def main(choice):
+        transcript = Transcript(out=io.StringIO())
+        async with Connections(transcript, timeouts=TIMEOUTS) as conns:
+            conn = await conns.open(spec("handbook"), handshake=era.handshake(choice))
+            await conn.call_tool("publish_page", {"title": "faq", "text": "# FAQ"})
+            return [t["name"] for t in conn.tools], [r["uri"] for r in conn.resources], notes(transcript)
+
+    for choice, heard in (("2026-07-28", " (on subscriptions/listen)"), ("2025-11-25", "")):
+        tools, uris, said = anyio.run(main, choice)
+        assert "archive_page" in tools and "handbook://pages/faq" in uris, (choice, tools, uris)
+        assert f"handbook: notifications/tools/list_changed{heard}: tools listed again: +archive_page" in said, (choice, said)
+
+
+def test_no_session_and_so_no_expiry_in_2026_07_28_over_http():
+    from mock_servers.launch import serve_http
+
+    async def main(choice):
+        async with serve_http("docs", "http", "--forget-sessions-after", "1") as url, \
+                Connections(Transcript(out=io.StringIO()), timeouts=TIMEOUTS) as conns:
+            conn = await conns.open(ServerSpec("docs", "http", url=url), handshake=era.handshake(choice))
+            first = await conn.call_tool("search", {"query": "deploy"})
+            second = await conn.call_tool("search", {"query": "deploy"})  # the server forgot its sessions: none here
+            return conn.context.watch.session_id, conn.generation, first.text() == second.text()
+
+    session, generation, same = anyio.run(main, "2026-07-28")
+    assert (session, generation, same) == (None, 1, True), "no Mcp-Session-Id, so nothing to expire or re-initialize"
+    session, generation, same = anyio.run(main, "2025-11-25")
+    assert session is not None and generation == 2 and same, "the handshake era's session expired and was re-initialized"

@@ -89,3 +89,36 @@ def test_a_dual_era_server_is_reported_as_2026_07_28_unless_its_entry_pins_the_h
     assert (rows["both"]["era"], rows["old"]["era"]) == ("2026-07-28", "2025-11-25"), rows
     assert rows["only"]["state"] == "failed" and rows["only"]["era"] is None
     assert rows["only"]["error"].startswith("server 'only': initialize: error -32022: this server speaks only 2026-07-28"), rows
+
+
+@pytest.fixture
+def protected_url():
+    """The OAuth-protected docs server (s26's, with its authorization server); stopped and reaped after."""
+    server = subprocess.Popen(command("docs", "http", module="mock_servers.protected"), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              stderr=subprocess.DEVNULL, cwd=ROOT, start_new_session=True, text=True)
+    try:
+        line = server.stdout.readline()
+        assert line.startswith("READY "), f"expected the protected server's READY line, got {line!r}"
+        yield line.split(" ", 1)[1].strip()
+    finally:
+        server.terminate()
+        try:
+            server.wait(STOP)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+        server.stdin.close()
+        server.stdout.close()
+
+
+def test_oauth_sign_in_then_2026_07_28(tmp_path, protected_url):
+    """The sign-in runs inside the negotiation, and the request sent again after it still carries the
+    protocol header: the server's 2026-07-28 entry refuses a request whose header and _meta disagree."""
+    path = config(tmp_path, {"docs": {"type": "http", "url": protected_url}})
+    tokens = ("--token-store", str(tmp_path / "tokens"), "--sign-in", "auto")
+    before = json.loads(cli("--config", path, *tokens, "servers", "--json").stdout)
+    assert [(r["state"], r["era"]) for r in before] == [("needs-auth", None)], before
+    signed = cli("--config", path, *tokens, "call", "mcp__docs__authenticate", "{}")
+    assert signed.returncode == 0 and "Authorized 'docs'" in signed.stdout, signed
+    after = json.loads(cli("--config", path, *tokens, "servers", "--json").stdout)
+    assert [(r["state"], r["era"]) for r in after] == [("connected", "2026-07-28")], after

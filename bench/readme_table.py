@@ -16,7 +16,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 WHAT = {"call": "a `tools/call`", "memory": "memory, tap on", "connect": "connect", "close": "close",
-        "cli": "the CLI's `servers`, cold", "pool": "the pool", "lessons": "a lesson, cold"}
+        "cli": "the CLI's `servers`", "pool": "the pool", "lessons": "a lesson"}
 
 
 def render(report: dict) -> str:

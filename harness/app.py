@@ -231,6 +231,17 @@ class _NoModel:
         raise PermissionError("no model to sample with: give the sample with --answer '{\"sample\": \"...\"}'")
 
 
+def console(prog: str = PROG) -> None:
+    """The program's start and end, as ``mcp-course`` and ``python -m harness`` run it: the SDK's client half
+    only (``harness.sdk_half``), then ``main``, then ``harness.exits`` (flushed, past the interpreter's teardown)."""
+    from harness import sdk_half
+
+    sdk_half.load_only("client")
+    from harness.exits import exit_now
+
+    exit_now(main(prog=prog))
+
+
 def main(argv: list[str] | None = None, out: TextIO | None = None, err: TextIO | None = None, prog: str = PROG) -> int:
     out, err = out or sys.stdout, err or sys.stderr
     args = parse(argv, prog)

@@ -52,8 +52,6 @@ import re
 import sys
 from pathlib import Path
 
-from mkdocs.exceptions import PluginError
-from mkdocs.structure.files import File
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # sitegen/, beside this file
 
@@ -313,11 +311,15 @@ def mechanisms(names: list[str]) -> codeview.Mechanisms:
             problems.append(f"{name}: no mechanism found: no 'New module:' line in code.py that names a file, "
                             f"no module saying 'Introduced by {name}', no '# lesson: {name}' marker")
     if problems:
+        from mkdocs.exceptions import PluginError  # mkdocs only when building: the tests import this module without it
+
         raise PluginError("lesson_pages: " + "\n  ".join(["the lessons' mechanisms, quotes and quizzes:", *problems]))
     return found
 
 
 def on_files(files, config):
+    from mkdocs.structure.files import File
+
     names = lessons()
     found = mechanisms(names)
     for index, name in enumerate(names):
@@ -337,6 +339,8 @@ def on_page_markdown(markdown, page, config, files):
         try:
             markdown = excerpts.expand(markdown, REPO)
         except excerpts.ExcerptError as exc:
+            from mkdocs.exceptions import PluginError
+
             raise PluginError(f"lesson_pages: {page.file.src_uri}: {exc}") from None
     return markdown
 

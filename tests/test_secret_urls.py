@@ -82,3 +82,14 @@ def test_the_redactor_learns_the_secrets_a_server_was_started_with(monkeypatch):
     text = Conns.transcript.out.getvalue()
     assert "the server said ${API_TOKEN}" in text, text
     assert_no_secret([API_TOKEN], transcript=text)
+
+
+def test_a_value_written_as_is_under_a_secret_name_is_a_secret_too():
+    """"GITHUB_TOKEN": "ghp_..." written in the file (no variable), or an Authorization header: a server that
+    echoes its environment (server-everything's get-env) must not print it; a short flag under such a name is no secret."""
+    literal, bearer = "ghp_LITERAL_0123456789", "Bearer sk-literal-0123456789"
+    spec = expand(ServerSpec("s", "stdio", command="srv", env={"GITHUB_TOKEN": literal, "AUTH_ENABLED": "true", "SESSION_TTL": "30000",
+                                                               "REGION": "eu-west-1-long"}))
+    assert spec.secrets == ((literal, "GITHUB_TOKEN"),)
+    web = expand(ServerSpec("w", "http", url="http://127.0.0.1:9/mcp", headers={"Authorization": bearer, "X-Trace": "trace-on-all-calls"}))
+    assert web.secrets == ((bearer, "Authorization"),)

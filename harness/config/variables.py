@@ -30,8 +30,8 @@ def expand(spec: ServerSpec, environ: Mapping[str, str] = os.environ, inputs: Ma
     """``spec`` with every ``${VAR}`` resolved now, or a ``ConfigError`` naming what is missing.
 
     The result carries the values that are secrets (``secrets``): every variable expanded
-    into a header, and those whose name says so (``harness.redact.SECRET_NAME``) anywhere
-    else. Messages show it with those left as written (``shown``: ``--token ${API_TOKEN}``).
+    into a header, those whose name says so (``harness.redact.SECRET_NAME``) anywhere
+    else, and every env or header value whose own name says so, variable or not. Messages show it with those left as written (``shown``: ``--token ${API_TOKEN}``).
     """
     missing: list[str] = []
     unanswered: list[str] = []  # VS Code inputs with no value
@@ -72,6 +72,12 @@ def expand(spec: ServerSpec, environ: Mapping[str, str] = os.environ, inputs: Ma
     expanded = replace(spec, command=one(spec.command), args=tuple(one(a) or "" for a in spec.args),
                        env={k: one(v) or "" for k, v in spec.env.items()}, url=one(spec.url),
                        headers={k: one(v, always_secret=True) or "" for k, v in spec.headers.items()})
+    # A value written as it is, not through a variable, under a name that says it is secret
+    # ("GITHUB_TOKEN": "ghp_...", as many Claude Desktop files hold, or an Authorization
+    # header) is a secret all the same: a server that echoes its environment must not print it.
+    for written, value in (*expanded.env.items(), *expanded.headers.items()):
+        if len(value) >= 8 and not value.isdigit() and SECRET_NAME.search(written):  # not "true" or a timeout under AUTH_...
+            secrets.setdefault(value, written)
     if unanswered:
         ids = ", ".join(sorted(set(unanswered)))
         raise ConfigError(f"server '{spec.name}': no value for input {ids} (give --input ID=VALUE, or run on a terminal to be asked)")

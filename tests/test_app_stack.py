@@ -17,7 +17,6 @@ import io
 import json
 import re
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
@@ -29,6 +28,7 @@ from leaks import no_process_left  # noqa: F401  (the fixture)
 from harness import app
 from harness.model import ScriptedModel
 from mock_servers.launch import command
+from serving import served
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_process_left")]
 HERE = ROOT / "tests" / "app"
@@ -39,21 +39,8 @@ assert SNAPSHOT in APP_SNAPSHOTS
 @pytest.fixture
 def docs_url():
     """The protected docs server (and its authorization server) for the length of a test; stopped and reaped after."""
-    server = subprocess.Popen(command("docs", "http", module="mock_servers.protected"), stdin=subprocess.PIPE,
-                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=ROOT, start_new_session=True, text=True)
-    try:
-        line = server.stdout.readline()  # READY <url>, or nothing when it died
-        assert line.startswith("READY "), f"expected the protected server's READY line, got {line!r}"
-        yield line.split(" ", 1)[1].strip()
-    finally:
-        server.terminate()
-        try:
-            server.wait(10)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
-        server.stdin.close()
-        server.stdout.close()
+    with served(command("docs", "http", module="mock_servers.protected")) as url:
+        yield url
 
 
 def _placeholders(text: str) -> str:

@@ -6,15 +6,12 @@ gets the server's -32022 as its error, naming initialize."""
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 
 import pytest
-
-from cases import ROOT
 from leaks import no_process_left  # noqa: F401  (the fixture)
-from limits import STOP
 from mock_servers.launch import command
+from serving import served
 from test_app import cli
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_process_left")]
@@ -28,21 +25,8 @@ def stdio(*flags: str, **more) -> dict:
 @pytest.fixture
 def http_url():
     """The handbook over Streamable HTTP, 2026-07-28 only, for the length of a test; stopped and reaped after."""
-    server = subprocess.Popen(command("handbook", "http", *MODERN_ONLY), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                              stderr=subprocess.DEVNULL, cwd=ROOT, start_new_session=True, text=True)
-    try:
-        line = server.stdout.readline()
-        assert line.startswith("READY "), f"expected the handbook's READY line, got {line!r}"
-        yield line.split(" ", 1)[1].strip()
-    finally:
-        server.terminate()
-        try:
-            server.wait(STOP)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
-        server.stdin.close()
-        server.stdout.close()
+    with served(command("handbook", "http", *MODERN_ONLY)) as url:
+        yield url
 
 
 def config(tmp_path, servers: dict) -> str:
@@ -94,21 +78,8 @@ def test_a_dual_era_server_is_reported_as_2026_07_28_unless_its_entry_pins_the_h
 @pytest.fixture
 def protected_url():
     """The OAuth-protected docs server (s26's, with its authorization server); stopped and reaped after."""
-    server = subprocess.Popen(command("docs", "http", module="mock_servers.protected"), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                              stderr=subprocess.DEVNULL, cwd=ROOT, start_new_session=True, text=True)
-    try:
-        line = server.stdout.readline()
-        assert line.startswith("READY "), f"expected the protected server's READY line, got {line!r}"
-        yield line.split(" ", 1)[1].strip()
-    finally:
-        server.terminate()
-        try:
-            server.wait(STOP)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
-        server.stdin.close()
-        server.stdout.close()
+    with served(command("docs", "http", module="mock_servers.protected")) as url:
+        yield url
 
 
 def test_oauth_sign_in_then_2026_07_28(tmp_path, protected_url):

@@ -26,7 +26,8 @@ from pathlib import Path
 
 import pytest
 from leaks import no_process_left  # noqa: F401  (the fixture)
-from limits import RUN, STOP
+from serving import served as child
+from limits import RUN
 
 from harness import app, config
 from harness.config.documents import strip_jsonc
@@ -84,20 +85,8 @@ def lists_and_calls(path: Path, *more: str, env: dict[str, str] | None = None, t
 @contextlib.contextmanager
 def served(transport: str) -> Iterator[str]:
     """The docs server over ``transport`` (http or sse) on 127.0.0.1; its URL."""
-    child = subprocess.Popen([PY, "-m", "mock_servers.docs", "--transport", transport, "--port", "0"], cwd=ROOT,
-                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    try:
-        line = child.stdout.readline()  # the READY line (or nothing, if it died)
-        assert line.startswith("READY "), f"expected the docs server to say READY, got {line!r}"
-        yield line.split(" ", 1)[1].strip()
-    finally:
-        child.terminate()
-        try:
-            child.wait(STOP)
-        except subprocess.TimeoutExpired:
-            child.kill()
-            child.wait(STOP)
-        child.stdout.close()
+    with child([PY, "-m", "mock_servers.docs", "--transport", transport, "--port", "0"]) as url:
+        yield url
 
 
 # --- each format, as its client writes it -----------------------------------------------------------------

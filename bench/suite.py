@@ -2,8 +2,11 @@
 
 Runs ``python -m pytest`` (any arguments after ``--`` go to it, for example ``-m "not slow"``)
 from the repository root, ``--runs`` times in a row, and prints for each run its outcome,
-its wall time, the load average when it started, ended and at its highest (sampled every
-5 s), its ten slowest tests (setup, call and teardown together) and the test time per file. With ``--burn N``, N
+its wall time, its CPU time (user + system of pytest and everything it started and waited
+for: on a shared machine the steadier figure, as a busy neighbour stretches the wall time
+but hardly the CPU time; on an idle machine the wall time is about the CPU time over the
+cores, plus the last tests of a worker), the load average when it started, ended and at its
+highest (sampled every 5 s), its ten slowest tests (setup, call and teardown together) and the test time per file. With ``--burn N``, N
 busy loops (``python -c 'while True: pass'``) run beside the suite and are stopped after
 the last run: the "busy machine" figure.
 
@@ -22,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -69,10 +73,13 @@ def run_once(pytest_args: list[str]) -> dict:
                 loads.append(load())
 
         sampler = threading.Thread(target=sample, daemon=True)
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         started = time.perf_counter()
         sampler.start()
         finished = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
         wall = time.perf_counter() - started
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)  # the busy loops are not waited for yet: not in it
+        cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
         done.set()
         sampler.join()
         loads.append(load())
@@ -80,7 +87,7 @@ def run_once(pytest_args: list[str]) -> dict:
         summary = next((line for line in reversed(finished.stdout.splitlines()) if " in " in line and ("passed" in line or "failed" in line)),
                        finished.stdout.splitlines()[-1] if finished.stdout else "(no output)")
         return {"command": " ".join(["pytest", *pytest_args]), "exit": finished.returncode, "summary": summary.strip("= "),
-                "wall_s": round(wall, 1), "load_start": round(loads[0], 2), "load_end": round(loads[-1], 2),
+                "wall_s": round(wall, 1), "cpu_s": round(cpu, 1), "load_start": round(loads[0], 2), "load_end": round(loads[-1], 2),
                 "load_max": round(max(loads), 2), "load_mean": round(sum(loads) / len(loads), 2), "cpus": os.cpu_count(),
                 "slowest": [{"s": round(s, 1), "test": t} for s, t in tests[:10]],
                 "files": [{"s": round(s, 1), "file": f} for f, s in sorted(by_file(tests).items(), key=lambda x: -x[1])],
@@ -89,7 +96,7 @@ def run_once(pytest_args: list[str]) -> dict:
 
 def report(number: int, figures: dict, out) -> None:
     print(f"## run {number}: {figures['summary']} (exit {figures['exit']})", file=out)
-    print(f"wall {figures['wall_s']:.0f} s; load average (1 min) {figures['load_start']} at the start, {figures['load_end']} at the end, "
+    print(f"wall {figures['wall_s']:.0f} s, CPU {figures['cpu_s']:.0f} s; load average (1 min) {figures['load_start']} at the start, {figures['load_end']} at the end, "
           f"{figures['load_max']} at most, {figures['load_mean']} on average; {figures['cpus']} CPUs", file=out)
     for line in figures["failures"]:
         print(f"  {line}", file=out)

@@ -25,6 +25,11 @@ Each later lesson's mechanism is a module of its own, plugged into a named hook
       call(tool, args, go)  around each call, outside its timeout          s28 next use, s25 retry, s30
       send(call, go)        the tools/call request(s), inside the timeout  s33 input rounds, -32042
       claim(exc)            a call's MCP error, before it is judged here   s25 the session expired
+      ready(session)        after every opened, before the session is used s34 subscriptions/listen opened
+      heard_on(session)     where notifications come from, if not the      s34 "subscriptions/listen"
+                            session's own stream (said with list_changed)
+      answered(result)      each result, before the SDK reads it (guard)   s34 an absent resultType is complete
+      up(session)           the state line of a session up again           s34 "reconnected (server/discover)"
 
 ``Connections`` and ``connect`` plug in ``hooks.DEFAULT_MECHANISMS`` unless given
 ``mechanisms=``; ``open()``'s other keywords go to the plugs (s28: ``reconnect=``,
@@ -228,10 +233,16 @@ class MCPConnection(SessionOwner):
 
     # -- calls and listings --
 
+    def heard_on(self, session: ClientSession) -> str | None:
+        """Where ``session``'s notifications come from when not on its own stream (s34: ``subscriptions/listen``), or None."""
+        return next((said for mechanism in self._mechanisms if (said := mechanism.heard_on(session))), None)
+
     async def _opened(self, session: ClientSession) -> None:
         await self._list(session)
         for mechanism in self._mechanisms:
             await mechanism.opened(session)
+        for mechanism in self._mechanisms:
+            await mechanism.ready(session)
 
     async def _call_once(self, tool: str, arguments: dict[str, Any]) -> ToolResult:
         session = self.live(tool)

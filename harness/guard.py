@@ -149,10 +149,6 @@ class _State:
             return item
         message = item.message
         if isinstance(message, types.JSONRPCResponse):
-            if isinstance(message.result, dict) and "resultType" not in message.result:
-                # 2026-07-28: "absent resultType is equivalent to complete", though the SDK's schema
-                # requires it. The handshake era's results lose the field again in the SDK.
-                message.result["resultType"] = "complete"
             for told in self.answered:
                 told(message.result)
             if message.id in self.listings:

@@ -161,7 +161,7 @@ def opened(choice, *flags, timeouts=TIMEOUTS):
     async def main():
         async with Connections(transcript, timeouts=timeouts) as conns:
             try:
-                conn = await conns.open(spec("handbook", *flags), handshake=era.handshake(choice))
+                conn = await conns.open(spec("handbook", *flags), handshake=era.handshake(choice), mechanisms=era.mechanisms())
             except ServerError as exc:
                 return str(exc)
             return conn.protocol, sorted(conn.capabilities), len(conn.resources), len(conn.prompts), [t["name"] for t in conn.tools]
@@ -192,11 +192,12 @@ def test_a_server_that_never_answers_fails_naming_the_step_and_the_timeout(choic
 def test_a_result_without_result_type_counts_as_complete():
     from mcp.shared.message import SessionMessage
 
+    from harness import modern
     from harness.guard import guard
 
     async def main():
         send, receive = anyio.create_memory_object_stream(4)
-        read, _ = guard(receive, None, errors={}, warn=print)
+        read, _ = guard(receive, None, errors={}, warn=print, answered=[modern.Modern().answered])
         answer = types.JSONRPCResponse(jsonrpc="2.0", id=1, result={"content": [{"type": "text", "text": "hi"}]})
         waiting = types.JSONRPCResponse(jsonrpc="2.0", id=2, result={"resultType": "input_required", "inputRequests": {}})
         for message in (answer, waiting):
@@ -215,7 +216,7 @@ def test_list_changes_come_on_a_listen_stream_in_2026_07_28_and_on_the_session_b
     async def main(choice):
         transcript = Transcript(out=io.StringIO())
         async with Connections(transcript, timeouts=TIMEOUTS) as conns:
-            conn = await conns.open(spec("handbook"), handshake=era.handshake(choice))
+            conn = await conns.open(spec("handbook"), handshake=era.handshake(choice), mechanisms=era.mechanisms())
             await conn.call_tool("publish_page", {"title": "faq", "text": "# FAQ"})
             return [t["name"] for t in conn.tools], [r["uri"] for r in conn.resources], notes(transcript)
 
@@ -231,7 +232,7 @@ def test_no_session_and_so_no_expiry_in_2026_07_28_over_http():
     async def main(choice):
         async with serve_http("docs", "http", "--forget-sessions-after", "1") as url, \
                 Connections(Transcript(out=io.StringIO()), timeouts=TIMEOUTS) as conns:
-            conn = await conns.open(ServerSpec("docs", "http", url=url), handshake=era.handshake(choice))
+            conn = await conns.open(ServerSpec("docs", "http", url=url), handshake=era.handshake(choice), mechanisms=era.mechanisms())
             first = await conn.call_tool("search", {"query": "deploy"})
             second = await conn.call_tool("search", {"query": "deploy"})  # the server forgot its sessions: none here
             return conn.context.watch.session_id, conn.generation, first.text() == second.text()

@@ -17,6 +17,8 @@ for free (on a handshake-era session it does nothing):
     answered   a result without ``resultType`` gets "complete", which its absence means,
                though the SDK's schema requires it (the handshake era's results lose the
                field again in the SDK)
+    up         a session up again after a loss says "reconnected (server/discover)" in its
+               state line, not the handshake era's "session established": there is no session
 
 ``harness.era.mechanisms()`` puts ``PLUG`` first, before s30's offers: its ``opened`` must
 ask for log messages before the offers are listed; its ``ready`` runs after them. The stack's
@@ -117,6 +119,9 @@ class Modern(Mechanism):
 
     def heard_on(self, session: ClientSession) -> str | None:
         return LISTEN if self._listened(session) else None
+
+    def up(self, session: ClientSession) -> str | None:
+        return "reconnected (server/discover)" if _modern(session) else None  # there is no session to establish
 
     def answered(self, result: dict[str, Any]) -> None:
         if "resultType" not in result:

@@ -241,3 +241,16 @@ def test_no_session_and_so_no_expiry_in_2026_07_28_over_http():
     assert (session, generation, same) == (None, 1, True), "no Mcp-Session-Id, so nothing to expire or re-initialize"
     session, generation, same = anyio.run(main, "2025-11-25")
     assert session is not None and generation == 2 and same, "the handshake era's session expired and was re-initialized"
+
+
+def test_a_reconnect_says_what_happened_in_its_era():
+    async def main(choice):
+        said = []
+        async with Connections(Transcript(out=io.StringIO()), timeouts=TIMEOUTS) as conns:
+            conn = await conns.open(spec("docs"), handshake=era.handshake(choice), mechanisms=era.mechanisms())
+            conn.observe(lambda state, reason: said.append((state.value, reason)))
+            assert await conn.reconnect()
+        return said
+
+    assert ("connected", "reconnected (server/discover)") in anyio.run(main, "2026-07-28"), "no session to establish in 2026-07-28"
+    assert ("connected", "session established") in anyio.run(main, "2025-11-25")

@@ -264,6 +264,7 @@ def build_server(definition: ServerDef, options: Options, counters: Counters) ->
     return server
 
 
+RESOURCE_NOT_FOUND = -32002  # the handshake era's "resource not found" (no name for it in the SDK: retired in 2026-07-28)
 LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 _threshold = {"level": "debug"}  # what logging/setLevel asked for (one client per process)
 
@@ -332,8 +333,12 @@ def _resource_handlers(definition: ServerDef, counters: Counters) -> dict[str, A
     async def read_resource(ctx: Any, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
         try:
             text = definition.read(str(params.uri))  # type: ignore[misc]
-        except ValueError as exc:  # the spec's "resource not found"
-            raise MCPError(code=-32002, message=str(exc), data={"uri": str(params.uri)}) from None
+        except ValueError as exc:  # the spec's "resource not found": its code depends on the era
+            from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+            # 2026-07-28 retired -32002 (SEP-2164): an unknown URI is invalid params there, the URI in the data.
+            code = types.INVALID_PARAMS if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS else RESOURCE_NOT_FOUND
+            raise MCPError(code=code, message=str(exc), data={"uri": str(params.uri)}) from None
         return types.ReadResourceResult(contents=[types.TextResourceContents(uri=str(params.uri), mime_type="text/markdown", text=text)])
 
     async def complete(ctx: Any, params: types.CompleteRequestParams) -> types.CompleteResult:

@@ -17,7 +17,7 @@ from mcp.shared.exceptions import MCPError
 from harness import era
 from harness.config import ServerConfig
 from harness.connection import Connections
-from harness.errors import ConfigError, ServerError
+from harness.errors import ConfigError, ServerError, ToolError
 from harness.sessions import InPhase
 from harness.spec import ServerSpec, Timeouts
 from harness.transcript import Transcript
@@ -254,3 +254,15 @@ def test_a_reconnect_says_what_happened_in_its_era():
 
     assert ("connected", "reconnected (server/discover)") in anyio.run(main, "2026-07-28"), "no session to establish in 2026-07-28"
     assert ("connected", "session established") in anyio.run(main, "2025-11-25")
+
+
+def test_an_unknown_resource_is_invalid_params_in_2026_07_28_and_resource_not_found_before():
+    async def main(choice):
+        async with Connections(Transcript(out=io.StringIO()), timeouts=TIMEOUTS) as conns:
+            conn = await conns.open(spec("handbook"), handshake=era.handshake(choice), mechanisms=era.mechanisms())
+            with pytest.raises(ToolError) as caught:
+                await conn.read_resource("handbook://pages/nope")
+            return str(caught.value)
+
+    assert "error -32602: no page at handbook://pages/nope" in anyio.run(main, "2026-07-28"), "SEP-2164: -32002 is retired"
+    assert "error -32002: no page at handbook://pages/nope" in anyio.run(main, "2025-11-25")

@@ -17,6 +17,11 @@ for free (on a handshake-era session it does nothing):
     answered   a result without ``resultType`` gets "complete", which its absence means,
                though the SDK's schema requires it (the handshake era's results lose the
                field again in the SDK)
+    send       a call refused with -32021 for want of the tasks extension: that tool can only
+               run as a task, which this client does not do; the call fails saying so, and
+    listed     leaves the tool out from then on, with the note the handshake era gives at
+               connect (2026-07-28 drops ``execution.taskSupport`` from a listing, so a
+               task-only tool is known only by its first call)
     up         a session up again after a loss says "reconnected (server/discover)" in its
                state line, not the handshake era's "session established": there is no session
 
@@ -31,19 +36,23 @@ Introduced by s34. Not handled here: a listen stream lost mid-session is not ope
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import anyio
 from mcp.shared.exceptions import MCPError
 
+from harness.errors import ToolError
 from harness.guard import printable
-from harness.hooks import Mechanism
+from harness.hooks import Call, Mechanism, Send
 
 if TYPE_CHECKING:
     from mcp.client.session import ClientSession
 
 LISTEN = "subscriptions/listen"
+TASKS = "io.modelcontextprotocol/tasks"  # 2026-07-28's tasks extension (SEP-2663), which this client does not declare
+TASK_ONLY = f"it can only run as a task (the server requires the {TASKS} extension), which this client does not do"
 UNHEARD = "list changes go unheard until the next session"
 
 
@@ -58,6 +67,7 @@ class Modern(Mechanism):
 
     def __init__(self) -> None:
         self._listening: Any = None  # the listen stream ready opened, until beside takes it
+        self._task_only: set[str] = set()  # tools the server refused to run but as a task (-32021)
 
     def bind(self, conn: Any) -> None:
         self._conn = conn
@@ -120,12 +130,41 @@ class Modern(Mechanism):
     def heard_on(self, session: ClientSession) -> str | None:
         return LISTEN if self._listened(session) else None
 
+    async def send(self, call: Call, proceed: Send) -> Any:
+        try:
+            return await proceed(call)
+        except MCPError as exc:
+            if not _needs_tasks(exc):
+                raise
+            self._task_only.add(call.tool)
+            with contextlib.suppress(Exception):  # the next listing leaves it out (listed); a failed one keeps the old list
+                await self._conn.relist_tools(call.session)
+            raise ToolError(f"{call.where}: {TASK_ONLY}; it is left out from now on") from None
+
+    def listed(self, tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        if not self._task_only:
+            return tools
+        for tool in (t for t in tools if t.get("name") in self._task_only):
+            self._conn.say("note", f"{self._conn.name}: tool '{printable(tool['name'], 80)}' left out: {TASK_ONLY}")
+        return [t for t in tools if t.get("name") not in self._task_only]
+
     def up(self, session: ClientSession) -> str | None:
         return "reconnected (server/discover)" if _modern(session) else None  # there is no session to establish
 
     def answered(self, result: dict[str, Any]) -> None:
         if "resultType" not in result:
             result["resultType"] = "complete"  # 2026-07-28: "absent resultType is equivalent to complete"
+
+
+def _needs_tasks(exc: MCPError) -> bool:
+    """-32021 naming the tasks extension as the capability the call lacks."""
+    import mcp_types as types
+
+    if exc.code != types.MISSING_REQUIRED_CLIENT_CAPABILITY or not isinstance(exc.data, dict):
+        return False
+    required = exc.data.get("requiredCapabilities")
+    extensions = required.get("extensions") if isinstance(required, dict) else None
+    return isinstance(extensions, dict) and TASKS in extensions
 
 
 def plug(options: dict[str, Any]) -> Modern:

@@ -266,3 +266,26 @@ def test_an_unknown_resource_is_invalid_params_in_2026_07_28_and_resource_not_fo
 
     assert "error -32602: no page at handbook://pages/nope" in anyio.run(main, "2026-07-28"), "SEP-2164: -32002 is retired"
     assert "error -32002: no page at handbook://pages/nope" in anyio.run(main, "2025-11-25")
+
+
+def test_a_task_only_tool_is_left_out_in_both_eras():
+    async def main(choice):
+        transcript = Transcript(out=io.StringIO())
+        async with Connections(transcript, timeouts=TIMEOUTS) as conns:
+            conn = await conns.open(spec("media"), handshake=era.handshake(choice), mechanisms=era.mechanisms())
+            listed = [t["name"] for t in conn.tools]
+            error = None
+            if "render_video" in listed:  # 2026-07-28 lists it without execution.taskSupport: its first call says
+                with pytest.raises(ToolError) as caught:
+                    await conn.call_tool("render_video", {})
+                error = str(caught.value)
+            return listed, [t["name"] for t in conn.tools], error, notes(transcript)
+
+    listed, kept, error, said = anyio.run(main, "2025-11-25")
+    assert "render_video" not in listed and error is None
+    assert any("tool 'render_video' left out: it can only run as a task" in n for n in said), said
+    listed, kept, error, said = anyio.run(main, "2026-07-28")
+    assert "render_video" in listed and "render_video" not in kept and "chart" in kept, (listed, kept)
+    assert error == ("server 'media': tool 'render_video': it can only run as a task (the server requires the "
+                     "io.modelcontextprotocol/tasks extension), which this client does not do; it is left out from now on")
+    assert any("tool 'render_video' left out: it can only run as a task" in n for n in said), said

@@ -81,6 +81,8 @@ class SessionOwner:
         self._transport = transport or transports.lookup(spec)  # an unknown transport fails here, before any task
         self._mechanisms = list(mechanisms)
         self._supervisor = next((m for m in self._mechanisms if isinstance(m, Supervisor)), Supervisor())
+        # Told every result in the guard: only the mechanisms that look, so a frame costs nothing more without them.
+        self._answered = [m.answered for m in self._mechanisms if type(m).answered is not Mechanism.answered]
         self._observer: Observer | None = None
         self._session: ClientSession | None = None
         self._errlog: Any = None
@@ -270,7 +272,7 @@ class SessionOwner:
             if self._tap is not None:
                 read, write = self._tap.tap(spec.name, read, write)
             read, write = guard(read, write, errors=context.errors, warn=lambda text: self.say("warning", f"{self.name}: {text}"),
-                                closed_code=context.closed_code_answers, answered=[m.answered for m in self._mechanisms])
+                                closed_code=context.closed_code_answers, answered=self._answered)
             options: dict[str, Any] = {"client_info": CLIENT_INFO, "message_handler": self._on_message}
             for mechanism in self._mechanisms:
                 options.update(mechanism.options())

@@ -155,7 +155,7 @@ async def _exercise(url: str, scenario: str, out: Any, auth: Any, context: dict[
     from harness import era
 
     conn = await connect(ServerSpec("conformance", "http", url=url), auth=auth, elicitation_callback=accept_defaults,
-                         handshake=era.handshake(era.AUTO))
+                         handshake=era.handshake(era.AUTO), mechanisms=era.mechanisms())
     try:
         print(f"{scenario or 'scenario?'}: connected, {len(conn.tools)} tool(s)", file=out)
         for name, arguments in plan(scenario, conn.tools, context):

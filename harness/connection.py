@@ -16,14 +16,20 @@ Each later lesson's mechanism is a module of its own, plugged into a named hook
     respec        respec=: the spec for each new session (variables again)  s27 config.connector
     supervisor    a Supervisor: after a lost session, wait, retry or stay   s28 lifecycle.Supervisor
     observe       the hub's callback, told of every state change            the hub spine
-    mechanisms    each a hooks.Mechanism; its hooks, in the order a session meets them:
+    mechanisms    each a hooks.Mechanism; its hooks, in the order a session meets them
+                  (s34's are harness.modern's, plugged by the stack's eras part):
       options()             ClientSession options it adds                  s30 logging_callback
-      listed(tools)         each tools/list's tools: the ones kept          a config's tool filter
-      opened(session)       after tools/list, before the session is used   s30 offers at connect
-      beside(session)       runs beside each live session                  s30 list_changed refresher
+      answered(result)      each result, before the SDK reads it (guard)   s34 an absent resultType is complete
+      listed(tools)         each tools/list's tools: the ones kept          a config's tool filter; s34 task-only
+      opened(session)       after tools/list, before the session is used   s30 offers; s34 log messages asked for
+      ready(session)        after every opened, before the session is used s34 subscriptions/listen opened
+      up(session)           the state line of a session up again           s34 "reconnected (server/discover)"
+      beside(session)       runs beside each live session                  s30 list_changed refresher; s34 listen
       notified(message)     a server notification, in the SDK's callback   s30 list_changed
+      heard_on(session)     where notifications come from, if not the      s34 "subscriptions/listen"
+                            session's own stream (said with list_changed)
       call(tool, args, go)  around each call, outside its timeout          s28 next use, s25 retry, s30
-      send(call, go)        the tools/call request(s), inside the timeout  s33 input rounds, -32042
+      send(call, go)        the tools/call request(s), inside the timeout  s33 input rounds, -32042; s34 -32021
       claim(exc)            a call's MCP error, before it is judged here   s25 the session expired
 
 ``Connections`` and ``connect`` plug in ``hooks.DEFAULT_MECHANISMS`` unless given
@@ -228,10 +234,16 @@ class MCPConnection(SessionOwner):
 
     # -- calls and listings --
 
+    def heard_on(self, session: ClientSession) -> str | None:
+        """Where ``session``'s notifications come from when not on its own stream (s34: ``subscriptions/listen``), or None."""
+        return next((said for mechanism in self._mechanisms if (said := mechanism.heard_on(session))), None)
+
     async def _opened(self, session: ClientSession) -> None:
         await self._list(session)
         for mechanism in self._mechanisms:
             await mechanism.opened(session)
+        for mechanism in self._mechanisms:
+            await mechanism.ready(session)
 
     async def _call_once(self, tool: str, arguments: dict[str, Any]) -> ToolResult:
         session = self.live(tool)

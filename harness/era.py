@@ -35,13 +35,18 @@ the config said it. ``of(client)`` is the era a connected client speaks, for ``s
 value that is not one of the three is a ``ConfigError`` naming the server and the field,
 and only that server fails.
 
+A session opened in 2026-07-28 needs more than its opening: ``harness.modern`` hears its list
+changes (``subscriptions/listen``) and asks for its log messages. ``mechanisms()`` names the
+connection's mechanisms with it; pass both (``handshake=`` and ``mechanisms=``), as the
+stack's ``eras`` part does.
+
 Introduced by s34. Not handled here: an older modern revision (the SDK knows only
 2026-07-28), remembering a server's era between runs (every connect probes again).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 MODERN = "2026-07-28"
@@ -49,6 +54,7 @@ HANDSHAKE = "2025-11-25"
 AUTO = "auto"
 CHOICES = (MODERN, HANDSHAKE, AUTO)
 FIELD = "protocol"
+PLUG = "harness.modern:plug"  # a 2026-07-28 session's side: listen, log messages, resultType
 
 
 def protocol(server: Any) -> str:
@@ -82,6 +88,14 @@ def handshake(choice: str = AUTO) -> Any:
         return await negotiate(session, timeouts, choice)
 
     return negotiated
+
+
+def mechanisms(names: Sequence[str] | None = None) -> tuple[str, ...]:
+    """The mechanisms of a connection that may speak 2026-07-28: ``names`` (the default ones: None) with
+    ``harness.modern``'s first, so it asks for log messages before s30's offers are listed."""
+    from harness import hooks
+
+    return (PLUG, *(hooks.DEFAULT_MECHANISMS if names is None else names))
 
 
 def of(client: Any) -> str | None:

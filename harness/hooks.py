@@ -91,6 +91,21 @@ class Mechanism:
         """A call's MCP error, before the connection judges it: an exception to raise instead, or None."""
         return None
 
+    async def ready(self, session: ClientSession) -> None:
+        """After every mechanism's ``opened``, before the session is published: the opening's last step."""
+
+    def heard_on(self, session: ClientSession) -> str | None:
+        """Where this session's notifications come from when not on its own stream (a request's name), or None."""
+        return None
+
+    def answered(self, result: dict[str, Any]) -> None:
+        """Each result the server answers a request with, before the SDK reads it. Runs in the session's
+        reader: fill in, never wait or raise."""
+
+    def up(self, session: ClientSession) -> str | None:
+        """What the state line says of a session up again after a loss or a reconnect (None: "session established")."""
+        return None
+
 
 class Supervisor(Mechanism):
     """What happens after a session is lost. Here: nothing; the connection stays failed until

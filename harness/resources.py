@@ -25,10 +25,11 @@ for tools, resources or prompts (``notified``) has the refresher beside the sess
 (``beside``) fetch that list again once the calls in flight have answered, the transcript
 says why, and a call returns only once its changes are in (``call``), so the next turn's
 pool shows them. It queues the log messages sent between calls, and answers
-``read_resource`` and ``get_prompt`` for the connection. In 2026-07-28 (s34) there is no
-session stream for a server's notifications: the same changes come on a
-``subscriptions/listen`` request, opened beside each session for the lists whose
-``listChanged`` the discover result declares, and are handled the same way.
+``read_resource`` and ``get_prompt`` for the connection. In 2026-07-28 there is no session
+stream for a server's notifications: s34's ``harness.modern`` opens a ``subscriptions/listen``
+request beside the session and asks for log messages, and the same changes reach
+``notified`` and are handled the same way; the note names where they came from (the
+connection's ``heard_on``).
 
 Introduced by s30. Not handled here: subscriptions to one resource (``resources/subscribe``),
 binary contents for the model (s32 saves them to files), completion in the CLI.
@@ -75,7 +76,6 @@ class Offering(Mechanism):
         self._kick = anyio.Event()  # set: the refresher has lists to fetch again
         self._settled = True  # no list is waiting to be fetched again
         self._fetched: anyio.Event | None = None  # made only when a call waits for a list to be fetched
-        self._listening: Any = None  # s34: the listen stream opened at connect, until beside takes it
 
     def bind(self, conn: MCPConnection) -> None:
         self._conn = conn
@@ -87,7 +87,6 @@ class Offering(Mechanism):
     async def opened(self, session: ClientSession) -> None:
         """At connect: what the server declared besides tools, listed once."""
         conn = self._conn
-        self._hear_logs(session)
         if "resources" in conn.capabilities:
             conn.begin("resources/list")
             self.resources = await self._request_list(session, "resources")
@@ -96,7 +95,6 @@ class Offering(Mechanism):
         if "prompts" in conn.capabilities:
             conn.begin("prompts/list")
             self.prompts = await self._optional(session, "prompts", "prompts/list")
-        await self._listen(session)
 
     async def _optional(self, session: ClientSession, kind: str, method: str) -> list[dict[str, Any]]:
         """A listing a server may not have although it declared the capability: a -32601 (method not found)
@@ -169,77 +167,7 @@ class Offering(Mechanism):
         return found
 
     async def beside(self, session: ClientSession) -> None:
-        """The refresher; in 2026-07-28, beside it the ``subscriptions/listen`` stream that ``opened`` opened."""
-        listening, self._listening = self._listening, None
-        if listening is None:
-            await self._refresher(session)
-            return
-        stream, events = listening
-        try:
-            async with anyio.create_task_group() as both:
-                both.start_soon(self._drain, events)
-                await self._refresher(session)
-        finally:
-            with anyio.CancelScope(shield=True):
-                await stream.aclose()
-
-    # lesson: s34
-    def _hear_logs(self, session: ClientSession) -> None:
-        """2026-07-28 sends log messages only to a request that asks for them (in its ``_meta``): from now on every
-        request of a session whose server declares logging asks, at every level, as the handshake era's servers send."""
-        from mcp_types.version import MODERN_PROTOCOL_VERSIONS
-
-        if session.protocol_version in MODERN_PROTOCOL_VERSIONS and "logging" in self._conn.capabilities and session.discover_result:
-            # Hazard: the SDK takes the level only when the session is made, before anyone knows
-            # whether the server logs; set it, then stamp the requests again (adopt) with it.
-            session._log_level = "debug"
-            session.adopt(session.discover_result)
-
-    # lesson: s34
-    def _listened(self, session: ClientSession) -> dict[str, bool]:
-        """The lists to listen for: those whose listChanged the server declared, in 2026-07-28 only (no stream before)."""
-        from mcp_types.version import MODERN_PROTOCOL_VERSIONS
-
-        if session.protocol_version not in MODERN_PROTOCOL_VERSIONS:
-            return {}  # the handshake era: list_changed notifications come on the session's own stream
-        declared = self._conn.capabilities
-        return {f"{kind}_list_changed": True for kind in ("tools", "resources", "prompts")
-                if isinstance(declared.get(kind), Mapping) and declared[kind].get("listChanged")}
-
-    # lesson: s34
-    async def _listen(self, session: ClientSession) -> None:
-        """Open one ``subscriptions/listen`` for this session's life, acknowledged before the session is used, so
-        its frames come in the same order on every run. Its events reach ``notified`` too (the SDK passes them on
-        to the message handler), so a change is handled as in the handshake era; ``beside`` only drains them."""
-        from contextlib import AsyncExitStack
-
-        from mcp.client.subscriptions import SubscriptionLost, listen
-
-        if not (wanted := self._listened(session)):
-            return
-        conn = self._conn
-        conn.begin("subscriptions/listen")
-        stream = AsyncExitStack()
-        try:
-            with anyio.fail_after(conn.timeouts.list):
-                events = await stream.enter_async_context(listen(session, **wanted))
-        except (MCPError, SubscriptionLost, TimeoutError) as exc:
-            await stream.aclose()
-            said = f"error {exc.code}: {printable(exc.message, 120)}" if isinstance(exc, MCPError) else \
-                f"no acknowledgment within {conn.timeouts.list:g} s" if isinstance(exc, TimeoutError) else printable(str(exc), 120)
-            conn.say("warning", f"{conn.name}: subscriptions/listen: {said}; list changes go unheard until the next session")
-            return
-        self._listening = (stream, events)
-
-    async def _drain(self, events: Any) -> None:
-        from mcp.client.subscriptions import SubscriptionLost
-
-        try:
-            async for _ in events:
-                pass
-        except SubscriptionLost as exc:
-            self._conn.say("warning", f"{self._conn.name}: subscriptions/listen: {printable(str(exc), 120)}; "
-                                      "list changes go unheard until the next session")
+        await self._refresher(session)
 
     async def _refresher(self, session: ClientSession) -> None:
         """Fetch again each list a ``list_changed`` named (in the session's task, never in the SDK's callback)."""
@@ -275,7 +203,7 @@ class Offering(Mechanism):
             self.prompts = await self._request_list(session, kind)
         after = [item[key] for item in self._listed(kind)]
         change = [f"+{printable(n, 80)}" for n in after if n not in before] + [f"-{printable(n, 80)}" for n in before if n not in after]
-        heard = " (on subscriptions/listen)" if self._listened(session) else ""  # s34: the 2026-07-28 way
+        heard = f" (on {on})" if (on := conn.heard_on(session)) else ""  # s34: 2026-07-28 sends them on subscriptions/listen
         conn.say("note", f"{conn.name}: notifications/{kind}/list_changed{heard}: {kind} listed again: {', '.join(change) or 'no change'}")
 
     def _listed(self, kind: str) -> list[dict[str, Any]]:

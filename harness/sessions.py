@@ -81,6 +81,8 @@ class SessionOwner:
         self._transport = transport or transports.lookup(spec)  # an unknown transport fails here, before any task
         self._mechanisms = list(mechanisms)
         self._supervisor = next((m for m in self._mechanisms if isinstance(m, Supervisor)), Supervisor())
+        # Told every result in the guard: only the mechanisms that look, so a frame costs nothing more without them.
+        self._answered = [m.answered for m in self._mechanisms if type(m).answered is not Mechanism.answered]
         self._observer: Observer | None = None
         self._session: ClientSession | None = None
         self._errlog: Any = None
@@ -214,7 +216,8 @@ class SessionOwner:
                     self._session = session
                     self.generation += 1
                     self._supervisor.established()
-                    self.set_state(State.CONNECTED, "session established")
+                    said = next((up for mechanism in self._mechanisms if (up := mechanism.up(session))), None)
+                    self.set_state(State.CONNECTED, said or "session established")
                     if self.generation == 1:
                         task_status.started()
                     self._attempt_ended()
@@ -269,7 +272,7 @@ class SessionOwner:
             if self._tap is not None:
                 read, write = self._tap.tap(spec.name, read, write)
             read, write = guard(read, write, errors=context.errors, warn=lambda text: self.say("warning", f"{self.name}: {text}"),
-                                closed_code=context.closed_code_answers)
+                                closed_code=context.closed_code_answers, answered=self._answered)
             options: dict[str, Any] = {"client_info": CLIENT_INFO, "message_handler": self._on_message}
             for mechanism in self._mechanisms:
                 options.update(mechanism.options())

@@ -23,7 +23,8 @@ The parts, each with the lesson that introduced it:
     elicitation  s33  forms and pages the servers ask for (``asker``)
     sampling     s33  the servers' sampling requests (``sampler``)
     roots        s33  the folders offered to servers (``roots``)
-    eras         s34  each server's protocol era negotiated (or pinned by its ``protocol`` field); without
+    eras         s34  each server's protocol era negotiated (or pinned by its ``protocol`` field), and
+                      a 2026-07-28 session's side (``harness.modern``: listen, log messages); without
                       it, every server is opened with ``initialize``, as s23 to s33 do
 
 ``until="sNN"`` keeps only the parts introduced up to that lesson (default: every part);
@@ -127,8 +128,13 @@ class Stack:
 
         if "auth" in self.parts:
             await self._open_authorizers()
+        more: dict[str, Any] = {}
+        if "eras" in self.parts:  # every connection: a 2026-07-28 session's side (listen, log messages)
+            from harness import era
+
+            more["mechanisms"] = era.mechanisms()
         self.conns = await self._exits.enter_async_context(
-            Connections(self.transcript, warn=self._warn, progress=self._progress))
+            Connections(self.transcript, warn=self._warn, progress=self._progress, **more))
         said = self.transcript
         accept = None
         if "naming" in self.parts:

@@ -230,6 +230,8 @@ def build_server(definition: ServerDef, options: Options, counters: Counters) ->
         tool = definition.tool(params.name)
         if tool is None:
             return result(f"unknown tool '{params.name}'", is_error=True)
+        if (tool.execution or {}).get("taskSupport") == "required":
+            _task_only(ctx, tool.name)
         try:
             value = tool.handler(dict(params.arguments or {}))
             answer = result(value) if isinstance(value, str) else types.CallToolResult.model_validate(value)
@@ -264,8 +266,32 @@ def build_server(definition: ServerDef, options: Options, counters: Counters) ->
     return server
 
 
+RESOURCE_NOT_FOUND = -32002  # the handshake era's "resource not found" (no name for it in the SDK: retired in 2026-07-28)
 LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 _threshold = {"level": "debug"}  # what logging/setLevel asked for (one client per process)
+
+
+TASKS = "io.modelcontextprotocol/tasks"  # 2026-07-28 moved tasks out of the core protocol into this extension
+
+
+def _task_only(ctx: Any, tool: str) -> None:
+    """A task-only tool called the plain way in 2026-07-28: -32021, the tasks extension named as the missing capability.
+
+    2026-07-28 drops a tool's ``execution.taskSupport`` from its listing (SEP-2663 makes tasks an
+    extension that the server opts into per request), so the refusal is the only sign a client
+    gets. This server runs no tasks at all, so a client that declared the extension is told the same.
+    In the handshake era the listing says it; a client that calls anyway gets the handler's answer.
+    """
+    from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+    if ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
+        return
+    import mcp_types as types
+    from mcp.shared.exceptions import MCPError
+
+    data = types.MissingRequiredClientCapabilityErrorData(required_capabilities=types.ClientCapabilities(extensions={TASKS: {}}))
+    raise MCPError(code=types.MISSING_REQUIRED_CLIENT_CAPABILITY, message=f"tool '{tool}' runs only as a task (extension {TASKS})",
+                   data=data.model_dump(by_alias=True, mode="json", exclude_none=True))
 
 
 async def _only_modern(ctx: Any, call_next: Any) -> Any:
@@ -332,8 +358,12 @@ def _resource_handlers(definition: ServerDef, counters: Counters) -> dict[str, A
     async def read_resource(ctx: Any, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
         try:
             text = definition.read(str(params.uri))  # type: ignore[misc]
-        except ValueError as exc:  # the spec's "resource not found"
-            raise MCPError(code=-32002, message=str(exc), data={"uri": str(params.uri)}) from None
+        except ValueError as exc:  # the spec's "resource not found": its code depends on the era
+            from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+            # 2026-07-28 retired -32002 (SEP-2164): an unknown URI is invalid params there, the URI in the data.
+            code = types.INVALID_PARAMS if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS else RESOURCE_NOT_FOUND
+            raise MCPError(code=code, message=str(exc), data={"uri": str(params.uri)}) from None
         return types.ReadResourceResult(contents=[types.TextResourceContents(uri=str(params.uri), mime_type="text/markdown", text=text)])
 
     async def complete(ctx: Any, params: types.CompleteRequestParams) -> types.CompleteResult:

@@ -234,7 +234,7 @@ def test_resources_read_prompts_and_a_prompt_expansion_with_json(tmp_path):
     data = json.loads(expanded.stdout)
     assert data["messages"][0]["role"] == "user" and data["text"].startswith("Summarize the handbook's style page")
     missing = cli(*config, "read", "handbook://pages/nope")
-    assert missing.returncode == 1 and "error -32002: no page at handbook://pages/nope" in missing.stderr
+    assert missing.returncode == 1 and "error -32602: no page at handbook://pages/nope" in missing.stderr  # 2026-07-28 (SEP-2164)
     unknown = cli(*config, "prompt", "nope")
     assert unknown.returncode == 2 and unknown.stderr == "error: prompt 'nope' is not offered (prompts: handbook/summarize)\n"
 

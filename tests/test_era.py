@@ -17,7 +17,7 @@ from mcp.shared.exceptions import MCPError
 from harness import era
 from harness.config import ServerConfig
 from harness.connection import Connections
-from harness.errors import ConfigError, ServerError
+from harness.errors import ConfigError, ServerError, ToolError
 from harness.sessions import InPhase
 from harness.spec import ServerSpec, Timeouts
 from harness.transcript import Transcript
@@ -161,7 +161,7 @@ def opened(choice, *flags, timeouts=TIMEOUTS):
     async def main():
         async with Connections(transcript, timeouts=timeouts) as conns:
             try:
-                conn = await conns.open(spec("handbook", *flags), handshake=era.handshake(choice))
+                conn = await conns.open(spec("handbook", *flags), handshake=era.handshake(choice), mechanisms=era.mechanisms())
             except ServerError as exc:
                 return str(exc)
             return conn.protocol, sorted(conn.capabilities), len(conn.resources), len(conn.prompts), [t["name"] for t in conn.tools]
@@ -192,11 +192,12 @@ def test_a_server_that_never_answers_fails_naming_the_step_and_the_timeout(choic
 def test_a_result_without_result_type_counts_as_complete():
     from mcp.shared.message import SessionMessage
 
+    from harness import modern
     from harness.guard import guard
 
     async def main():
         send, receive = anyio.create_memory_object_stream(4)
-        read, _ = guard(receive, None, errors={}, warn=print)
+        read, _ = guard(receive, None, errors={}, warn=print, answered=[modern.Modern().answered])
         answer = types.JSONRPCResponse(jsonrpc="2.0", id=1, result={"content": [{"type": "text", "text": "hi"}]})
         waiting = types.JSONRPCResponse(jsonrpc="2.0", id=2, result={"resultType": "input_required", "inputRequests": {}})
         for message in (answer, waiting):
@@ -215,7 +216,7 @@ def test_list_changes_come_on_a_listen_stream_in_2026_07_28_and_on_the_session_b
     async def main(choice):
         transcript = Transcript(out=io.StringIO())
         async with Connections(transcript, timeouts=TIMEOUTS) as conns:
-            conn = await conns.open(spec("handbook"), handshake=era.handshake(choice))
+            conn = await conns.open(spec("handbook"), handshake=era.handshake(choice), mechanisms=era.mechanisms())
             await conn.call_tool("publish_page", {"title": "faq", "text": "# FAQ"})
             return [t["name"] for t in conn.tools], [r["uri"] for r in conn.resources], notes(transcript)
 
@@ -231,7 +232,7 @@ def test_no_session_and_so_no_expiry_in_2026_07_28_over_http():
     async def main(choice):
         async with serve_http("docs", "http", "--forget-sessions-after", "1") as url, \
                 Connections(Transcript(out=io.StringIO()), timeouts=TIMEOUTS) as conns:
-            conn = await conns.open(ServerSpec("docs", "http", url=url), handshake=era.handshake(choice))
+            conn = await conns.open(ServerSpec("docs", "http", url=url), handshake=era.handshake(choice), mechanisms=era.mechanisms())
             first = await conn.call_tool("search", {"query": "deploy"})
             second = await conn.call_tool("search", {"query": "deploy"})  # the server forgot its sessions: none here
             return conn.context.watch.session_id, conn.generation, first.text() == second.text()
@@ -240,3 +241,51 @@ def test_no_session_and_so_no_expiry_in_2026_07_28_over_http():
     assert (session, generation, same) == (None, 1, True), "no Mcp-Session-Id, so nothing to expire or re-initialize"
     session, generation, same = anyio.run(main, "2025-11-25")
     assert session is not None and generation == 2 and same, "the handshake era's session expired and was re-initialized"
+
+
+def test_a_reconnect_says_what_happened_in_its_era():
+    async def main(choice):
+        said = []
+        async with Connections(Transcript(out=io.StringIO()), timeouts=TIMEOUTS) as conns:
+            conn = await conns.open(spec("docs"), handshake=era.handshake(choice), mechanisms=era.mechanisms())
+            conn.observe(lambda state, reason: said.append((state.value, reason)))
+            assert await conn.reconnect()
+        return said
+
+    assert ("connected", "reconnected (server/discover)") in anyio.run(main, "2026-07-28"), "no session to establish in 2026-07-28"
+    assert ("connected", "session established") in anyio.run(main, "2025-11-25")
+
+
+def test_an_unknown_resource_is_invalid_params_in_2026_07_28_and_resource_not_found_before():
+    async def main(choice):
+        async with Connections(Transcript(out=io.StringIO()), timeouts=TIMEOUTS) as conns:
+            conn = await conns.open(spec("handbook"), handshake=era.handshake(choice), mechanisms=era.mechanisms())
+            with pytest.raises(ToolError) as caught:
+                await conn.read_resource("handbook://pages/nope")
+            return str(caught.value)
+
+    assert "error -32602: no page at handbook://pages/nope" in anyio.run(main, "2026-07-28"), "SEP-2164: -32002 is retired"
+    assert "error -32002: no page at handbook://pages/nope" in anyio.run(main, "2025-11-25")
+
+
+def test_a_task_only_tool_is_left_out_in_both_eras():
+    async def main(choice):
+        transcript = Transcript(out=io.StringIO())
+        async with Connections(transcript, timeouts=TIMEOUTS) as conns:
+            conn = await conns.open(spec("media"), handshake=era.handshake(choice), mechanisms=era.mechanisms())
+            listed = [t["name"] for t in conn.tools]
+            error = None
+            if "render_video" in listed:  # 2026-07-28 lists it without execution.taskSupport: its first call says
+                with pytest.raises(ToolError) as caught:
+                    await conn.call_tool("render_video", {})
+                error = str(caught.value)
+            return listed, [t["name"] for t in conn.tools], error, notes(transcript)
+
+    listed, kept, error, said = anyio.run(main, "2025-11-25")
+    assert "render_video" not in listed and error is None
+    assert any("tool 'render_video' left out: it can only run as a task" in n for n in said), said
+    listed, kept, error, said = anyio.run(main, "2026-07-28")
+    assert "render_video" in listed and "render_video" not in kept and "chart" in kept, (listed, kept)
+    assert error == ("server 'media': tool 'render_video': it can only run as a task (the server requires the "
+                     "io.modelcontextprotocol/tasks extension), which this client does not do; it is left out from now on")
+    assert any("tool 'render_video' left out: it can only run as a task" in n for n in said), said

@@ -1,6 +1,6 @@
 """The official conformance suite's server scenarios, run against the course's own HTTP mock servers.
 
-    .venv/bin/python .ci/conformance/servers.py [--version V]... [--keep]
+    .venv/bin/python .ci/conformance/servers.py [--version V]... [--server NAME]... [--keep]
 
 For each suite version (default: both that package.json pins) and each server in
 servers.yml, the server is started over Streamable HTTP on 127.0.0.1
@@ -114,7 +114,7 @@ async def check(version: str, server: str, must: list[str], has: set[str], resul
     return ok
 
 
-async def main_async(versions: list[str], results: Path) -> int:
+async def main_async(versions: list[str], results: Path, only: list[str] | None = None) -> int:
     plan = wanted()
     has = {version: scenarios_of(version) for version in SUITES}
     known = set().union(*has.values())
@@ -125,6 +125,8 @@ async def main_async(versions: list[str], results: Path) -> int:
     ok = True
     for version in versions:
         for server, must in plan.items():
+            if only and server not in only:
+                continue
             ok = await check(version, server, must, has[version], results) and ok
     return 0 if ok else 1
 
@@ -132,13 +134,16 @@ async def main_async(versions: list[str], results: Path) -> int:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog=".ci/conformance/servers.py", description=__doc__.splitlines()[0])
     parser.add_argument("--version", action="append", choices=sorted(SUITES), help="a suite version (repeatable; default both)")
+    parser.add_argument("--server", action="append", help="only this server of servers.yml (repeatable; default every one)")
     parser.add_argument("--keep", action="store_true", help="keep the results folder (its path is printed)")
     args = parser.parse_args(argv)
+    if unknown := sorted(set(args.server or ()) - set(wanted())):
+        parser.error(f"no server {', '.join(unknown)} in servers.yml (servers: {', '.join(wanted())})")
     sys.path.insert(0, str(ROOT))
     install()
     with tempfile.TemporaryDirectory(prefix="conformance-servers.") as temp:
         results = Path(tempfile.mkdtemp(prefix="conformance-servers.")) if args.keep else Path(temp)
-        code = anyio.run(main_async, args.version or list(SUITES), results)
+        code = anyio.run(main_async, args.version or list(SUITES), results, args.server)
         if args.keep:
             print(f"results under {results}")
     return code

@@ -54,6 +54,8 @@ class Call:
 Proceed = Callable[[], Awaitable["ToolResult"]]
 Send = Callable[..., Awaitable[Any]]  # (call, **more call_tool arguments) -> the SDK's result
 CallTool = Callable[[str, dict[str, Any]], Awaitable["ToolResult"]]
+Request = Callable[[], Awaitable[Any]]  # sends one cacheable request: the SDK's result
+Fetch = Callable[["ClientSession", str, str, Request], Awaitable[Any]]  # (session, method, key, request) -> the result
 
 
 class Mechanism:
@@ -91,6 +93,12 @@ class Mechanism:
         """A call's MCP error, before the connection judges it: an exception to raise instead, or None."""
         return None
 
+    async def fetched(self, session: ClientSession, method: str, key: str, request: Request) -> Any:
+        """Around one cacheable request: the first page of ``tools/list``, ``resources/list``,
+        ``resources/templates/list`` or ``prompts/list`` (``key`` ""), or a ``resources/read`` (``key``
+        its uri). ``request()`` sends it; the SDK's result comes back, from it or from elsewhere."""
+        return await request()
+
 
 class Supervisor(Mechanism):
     """What happens after a session is lost. Here: nothing; the connection stays failed until
@@ -122,6 +130,25 @@ def sends(mechanisms: Sequence[Mechanism], innermost: Send) -> Send:
     for mechanism in reversed(mechanisms):
         send = _wrap_send(mechanism, send)
     return send
+
+
+def fetches(mechanisms: Sequence[Mechanism]) -> Fetch:
+    """The ``fetched`` hooks of the mechanisms that have one, the first outermost; with none, the request is sent as it is."""
+    fetch: Fetch = _request
+    for mechanism in reversed([m for m in mechanisms if type(m).fetched is not Mechanism.fetched]):
+        fetch = _wrap_fetch(mechanism, fetch)
+    return fetch
+
+
+async def _request(session: ClientSession, method: str, key: str, request: Request) -> Any:
+    return await request()
+
+
+def _wrap_fetch(mechanism: Mechanism, inner: Fetch) -> Fetch:
+    async def fetch(session: ClientSession, method: str, key: str, request: Request) -> Any:
+        return await mechanism.fetched(session, method, key, lambda: inner(session, method, key, request))
+
+    return fetch
 
 
 def _wrap_call(mechanism: Mechanism, inner: CallTool) -> CallTool:

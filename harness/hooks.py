@@ -30,7 +30,8 @@ if TYPE_CHECKING:
 
 # The first one's call hook is the outermost: a lost session is reconnected (s28) before a
 # call can find it expired (s25).
-DEFAULT_MECHANISMS = ("harness.lifecycle:plug", "harness.expiry:plug", "harness.resources:plug", "harness.elicit:plug")
+DEFAULT_MECHANISMS = ("harness.lifecycle:plug", "harness.expiry:plug", "harness.resources:plug", "harness.elicit:plug",
+                      "harness.cache:plug")  # s34's response cache: only for a connection opened with cache=
 
 
 @dataclass

@@ -224,6 +224,7 @@ class MCPConnection(SessionOwner):
                 raise ToolError(f"server '{self.name}': {what}: {fault or 'connection lost'}") from None
             raise ToolError(f"server '{self.name}': {what}: error {exc.code}: {printable(exc.message, 200)}") from None
 
+    # lesson: s34
     async def fetched(self, session: ClientSession, method: str, key: str, request: Callable[[], Awaitable[Any]]) -> Any:
         """One cacheable request (``hooks.Mechanism.fetched``): ``request()``, unless a mechanism answers it."""
         return await self._fetch(session, method, key, request)

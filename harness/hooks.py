@@ -94,6 +94,7 @@ class Mechanism:
         """A call's MCP error, before the connection judges it: an exception to raise instead, or None."""
         return None
 
+    # lesson: s34
     async def fetched(self, session: ClientSession, method: str, key: str, request: Request) -> Any:
         """Around one cacheable request: the first page of ``tools/list``, ``resources/list``,
         ``resources/templates/list`` or ``prompts/list`` (``key`` ""), or a ``resources/read`` (``key``
@@ -133,6 +134,7 @@ def sends(mechanisms: Sequence[Mechanism], innermost: Send) -> Send:
     return send
 
 
+# lesson: s34
 def fetches(mechanisms: Sequence[Mechanism]) -> Fetch:
     """The ``fetched`` hooks of the mechanisms that have one, the first outermost; with none, the request is sent as it is."""
     fetch: Fetch = _request

@@ -14,6 +14,7 @@ not (``private``). ``ResponseCache`` is a ``hooks.Mechanism`` on the connection'
     counts the hints only when the session speaks 2026-07-28    (a handshake-era server's ttlMs is ignored)
     treats ``ttlMs: 0``, or no hint, as "do not keep"           (no default TTL here)
     turns a failing store into a miss, never a failed request
+    keeps at most ``ENTRIES`` answers, dropping the least recently used (the store's cap)
 
 What this module adds is when entries end. A ``list_changed`` (or ``resources/updated``)
 notification, which in 2026-07-28 comes on the ``subscriptions/listen`` stream and reaches
@@ -56,6 +57,7 @@ from harness.echo import line as printable
 from harness.hooks import Mechanism, Request
 
 OPTION = "cache"  # the Connections.open keyword this mechanism takes
+ENTRIES = 256  # answers kept per session at most, the least recently used dropped first: a server's big answers stay bounded
 
 
 def _nobody() -> str:
@@ -137,7 +139,7 @@ class ResponseCache(Mechanism):
 
             _quiet_sdk()
             settings = self.settings
-            store = settings.store() if settings.store is not None else InMemoryResponseCacheStore()
+            store = settings.store() if settings.store is not None else InMemoryResponseCacheStore(max_entries=ENTRIES)
             self._session, self._heard = session, []
             self._cache = ClientResponseCache(
                 store=_Reported(store, self._store_failed), partition=settings.partition(),

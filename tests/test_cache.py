@@ -335,3 +335,28 @@ def test_the_handbook_in_the_handshake_era_and_after_a_reconnect_sends_every_rea
     handshake, modern = anyio.run(main)
     assert handshake == 2, "expected the handshake era never cached"
     assert modern == 2, "expected a new session to fetch again what the last one kept"
+
+
+@pytest.mark.slow
+@pytest.mark.usefixtures("no_process_left")
+@pytest.mark.parametrize(("without", "reads"), [((), 1), (("cache",), 2)], ids=["stack", "without-cache"])
+def test_the_stack_plugs_the_cache_in_as_its_part_cache(without, reads):
+    from types import MappingProxyType
+
+    from harness import config
+    from harness.stack import Stack
+
+    server = config.ServerConfig("handbook", "file", "test.json", handbook("--cache-ttl", "60000"), timeouts=TIMEOUTS,
+                                 raw=MappingProxyType({"protocol": MODERN}))
+
+    async def main():
+        sent: list[str] = []
+        tap = WireTap(lambda name, direction, message: sent.append(message.get("method")) if direction == "send" else None)
+        async with Stack([server], Transcript(), without={"permissions", *without}, tap=tap) as built:
+            await built.connect_all()
+            client = built.hub.clients["handbook"]
+            await client.read_resource(URI)
+            await client.read_resource(URI)
+        return sent.count("resources/read")
+
+    assert anyio.run(main) == reads

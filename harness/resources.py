@@ -140,8 +140,8 @@ class Offering(Mechanism):
         """``resources/read``: the contents as MCP sends them (``text`` or ``blob``, with ``uri`` and ``mimeType``)."""
         conn = self._conn
         session = conn.live(None)
-        result = await conn.request(f"resources/read {uri}", conn.fetched(session, "resources/read", uri, lambda: session.read_resource(uri)),
-                                    conn.timeouts.call, "call")
+        read = conn.fetched(session, "resources/read", uri, lambda: session.read_resource(uri))  # s34: the cache may answer it
+        result = await conn.request(f"resources/read {uri}", read, conn.timeouts.call, "call")
         return [c.model_dump(by_alias=True, mode="json", exclude_none=True) for c in result.contents]
 
     async def get_prompt(self, name: str, arguments: dict[str, str]) -> dict[str, Any]:

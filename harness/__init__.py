@@ -41,6 +41,7 @@ Modules follow lesson order; an earlier module never imports a later one.
     elicit        s33  elicitation, sampling, roots; the input-required rounds
     era           s34  the handshake era and 2026-07-28, negotiated per server (or pinned by "protocol")
     modern        s34  a 2026-07-28 session's side: subscriptions/listen, log messages asked for, resultType
+    cache         s34  the SDK's response cache: a 2026-07-28 answer reused for its ttlMs, evicted by its changes
     stack         root the one composition root: config -> hub -> connectors -> pool -> policy
     survey        s35  a scripted model for any config: one read-only call per server, a summary
     app           CLI  python -m harness (mcp-course): servers, tools, call, resources, prompts, chat

@@ -31,6 +31,7 @@ Each later lesson's mechanism is a module of its own, plugged into a named hook
       call(tool, args, go)  around each call, outside its timeout          s28 next use, s25 retry, s30
       send(call, go)        the tools/call request(s), inside the timeout  s33 input rounds, -32042; s34 -32021
       claim(exc)            a call's MCP error, before it is judged here   s25 the session expired
+      fetched(s, m, k, go)  around a cacheable list or read request        s34 the response cache (ttlMs)
 
 ``Connections`` and ``connect`` plug in ``hooks.DEFAULT_MECHANISMS`` unless given
 ``mechanisms=``; ``open()``'s other keywords go to the plugs (s28: ``reconnect=``,
@@ -130,6 +131,7 @@ class MCPConnection(SessionOwner):
         self._offers: Any = None  # s30's offers, when a mechanism says it answers them (offered_by)
         self._call = hooks.calls(self._mechanisms, self._call_once)
         self._send = hooks.sends(self._mechanisms, _sent)
+        self._fetch = hooks.fetches(self._mechanisms)
         self._private: Connections | None = None  # set by connect(): it owns its own owner task
         for mechanism in self._mechanisms:
             mechanism.bind(self)
@@ -228,6 +230,11 @@ class MCPConnection(SessionOwner):
                 raise ToolError(f"server '{self.name}': {what}: {fault or 'connection lost'}") from None
             raise ToolError(f"server '{self.name}': {what}: error {exc.code}: {printable(exc.message, 200)}") from None
 
+    # lesson: s34
+    async def fetched(self, session: ClientSession, method: str, key: str, request: Callable[[], Awaitable[Any]]) -> Any:
+        """One cacheable request (``hooks.Mechanism.fetched``): ``request()``, unless a mechanism answers it."""
+        return await self._fetch(session, method, key, request)
+
     async def relist_tools(self, session: ClientSession) -> list[dict[str, Any]]:
         """tools/list again on ``session`` (s30: after list_changed), with every bound and cut of the first."""
         return await self._list(session)
@@ -300,8 +307,10 @@ class MCPConnection(SessionOwner):
         cursor, pages, more = None, 0, False
         with anyio.CancelScope(deadline=anyio.current_time() + self.timeouts.list) as scope:
             while True:
-                params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
-                page = await session.list_tools(params=params)
+                if cursor:  # a continuation page always goes to the server
+                    page = await session.list_tools(params=types.PaginatedRequestParams(cursor=cursor))
+                else:  # the first page, which a mechanism may answer (s34: the response cache)
+                    page = await self._fetch(session, "tools/list", "", lambda: session.list_tools(params=None))
                 pages += 1
                 tools += [t.model_dump(by_alias=True, mode="json", exclude_none=True) for t in page.tools]
                 if not (cursor := page.next_cursor):

@@ -30,7 +30,8 @@ if TYPE_CHECKING:
 
 # The first one's call hook is the outermost: a lost session is reconnected (s28) before a
 # call can find it expired (s25).
-DEFAULT_MECHANISMS = ("harness.lifecycle:plug", "harness.expiry:plug", "harness.resources:plug", "harness.elicit:plug")
+DEFAULT_MECHANISMS = ("harness.lifecycle:plug", "harness.expiry:plug", "harness.resources:plug", "harness.elicit:plug",
+                      "harness.cache:plug")  # s34's response cache: only for a connection opened with cache=
 
 
 @dataclass
@@ -54,6 +55,8 @@ class Call:
 Proceed = Callable[[], Awaitable["ToolResult"]]
 Send = Callable[..., Awaitable[Any]]  # (call, **more call_tool arguments) -> the SDK's result
 CallTool = Callable[[str, dict[str, Any]], Awaitable["ToolResult"]]
+Request = Callable[[], Awaitable[Any]]  # sends one cacheable request: the SDK's result
+Fetch = Callable[["ClientSession", str, str, Request], Awaitable[Any]]  # (session, method, key, request) -> the result
 
 
 class Mechanism:
@@ -91,20 +94,31 @@ class Mechanism:
         """A call's MCP error, before the connection judges it: an exception to raise instead, or None."""
         return None
 
+    # lesson: s34
     async def ready(self, session: ClientSession) -> None:
         """After every mechanism's ``opened``, before the session is published: the opening's last step."""
 
+    # lesson: s34
     def heard_on(self, session: ClientSession) -> str | None:
         """Where this session's notifications come from when not on its own stream (a request's name), or None."""
         return None
 
+    # lesson: s34
     def answered(self, result: dict[str, Any]) -> None:
         """Each result the server answers a request with, before the SDK reads it. Runs in the session's
         reader: fill in, never wait or raise."""
 
+    # lesson: s34
     def up(self, session: ClientSession) -> str | None:
         """What the state line says of a session up again after a loss or a reconnect (None: "session established")."""
         return None
+
+    # lesson: s34
+    async def fetched(self, session: ClientSession, method: str, key: str, request: Request) -> Any:
+        """Around one cacheable request: the first page of ``tools/list``, ``resources/list``,
+        ``resources/templates/list`` or ``prompts/list`` (``key`` ""), or a ``resources/read`` (``key``
+        its uri). ``request()`` sends it; the SDK's result comes back, from it or from elsewhere."""
+        return await request()
 
 
 class Supervisor(Mechanism):
@@ -137,6 +151,26 @@ def sends(mechanisms: Sequence[Mechanism], innermost: Send) -> Send:
     for mechanism in reversed(mechanisms):
         send = _wrap_send(mechanism, send)
     return send
+
+
+# lesson: s34
+def fetches(mechanisms: Sequence[Mechanism]) -> Fetch:
+    """The ``fetched`` hooks of the mechanisms that have one, the first outermost; with none, the request is sent as it is."""
+    fetch: Fetch = _request
+    for mechanism in reversed([m for m in mechanisms if type(m).fetched is not Mechanism.fetched]):
+        fetch = _wrap_fetch(mechanism, fetch)
+    return fetch
+
+
+async def _request(session: ClientSession, method: str, key: str, request: Request) -> Any:
+    return await request()
+
+
+def _wrap_fetch(mechanism: Mechanism, inner: Fetch) -> Fetch:
+    async def fetch(session: ClientSession, method: str, key: str, request: Request) -> Any:
+        return await mechanism.fetched(session, method, key, lambda: inner(session, method, key, request))
+
+    return fetch
 
 
 def _wrap_call(mechanism: Mechanism, inner: CallTool) -> CallTool:

@@ -60,6 +60,7 @@ LIST = "list_mcp_resources"
 READ = "read_mcp_resource"
 LOGS_KEPT = 100  # log messages queued between calls; more are dropped until drained
 _KEYS = {"tools": "name", "resources": "uri", "prompts": "name"}  # what names an item of each list
+_METHODS = {"resources": "resources/list", "resource_templates": "resources/templates/list", "prompts": "prompts/list"}
 
 
 class Offering(Mechanism):
@@ -136,7 +137,9 @@ class Offering(Mechanism):
     async def read_resource(self, uri: str) -> list[dict[str, Any]]:
         """``resources/read``: the contents as MCP sends them (``text`` or ``blob``, with ``uri`` and ``mimeType``)."""
         conn = self._conn
-        result = await conn.request(f"resources/read {uri}", conn.live(None).read_resource(uri), conn.timeouts.call, "call")
+        session = conn.live(None)
+        read = conn.fetched(session, "resources/read", uri, lambda: session.read_resource(uri))  # s34: the cache may answer it
+        result = await conn.request(f"resources/read {uri}", read, conn.timeouts.call, "call")
         return [c.model_dump(by_alias=True, mode="json", exclude_none=True) for c in result.contents]
 
     async def get_prompt(self, name: str, arguments: dict[str, str]) -> dict[str, Any]:
@@ -158,7 +161,10 @@ class Offering(Mechanism):
         cursor, pages = None, 0
         with anyio.fail_after(self._conn.timeouts.list):
             while True:
-                page = await method(params=types.PaginatedRequestParams(cursor=cursor) if cursor else None)
+                if cursor:
+                    page = await method(params=types.PaginatedRequestParams(cursor=cursor))
+                else:  # the first page, which a mechanism may answer (s34: the response cache)
+                    page = await self._conn.fetched(session, _METHODS[kind], "", lambda: method(params=None))
                 items = page.resources if kind == "resources" else page.resource_templates if kind == "resource_templates" else page.prompts
                 found += [item.model_dump(by_alias=True, mode="json", exclude_none=True) for item in items]
                 pages += 1

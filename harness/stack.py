@@ -26,6 +26,8 @@ The parts, each with the lesson that introduced it:
     eras         s34  each server's protocol era negotiated (or pinned by its ``protocol`` field), and
                       a 2026-07-28 session's side (``harness.modern``: listen, log messages); without
                       it, every server is opened with ``initialize``, as s23 to s33 do
+    cache        s34  the SDK's response cache on every connection: a 2026-07-28 answer reused for its ttlMs
+                      (``harness.cache``); without it, every list and read is sent
 
 ``until="sNN"`` keeps only the parts introduced up to that lesson (default: every part);
 ``without`` leaves out parts by name. A part that needs something only the caller has is
@@ -63,7 +65,7 @@ from harness.transcript import Transcript
 PARTS: Mapping[str, str] = {
     "naming": "s21", "auth": "s26", "lifecycle": "s28", "reconnect": "s28", "reload": "s29", "resources": "s30", "permissions": "s31",
     "screen": "s31", "output": "s32", "elicitation": "s33", "sampling": "s33", "roots": "s33",
-    "eras": "s34",
+    "eras": "s34", "cache": "s34",
 }
 
 
@@ -222,9 +224,13 @@ class Stack:
                     raise ServerError(said)
 
                 return broken
+        authorizer = self._authorizers.get(server.name)
+        if "cache" in self.parts:
+            from harness import cache
+
+            how[cache.OPTION] = cache.Settings(partition=cache.partition(authorizer))
         if self._options is not None:
             how.update(self._options(server))
-        authorizer = self._authorizers.get(server.name)
         if authorizer is None:
             return config.connector(server, self.conns, self.environ, **how)
         from harness import auth

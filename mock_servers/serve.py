@@ -39,6 +39,14 @@ client's first request decides (``initialize``: the handshake era; a request wit
     --era 2025-11-25          speak only the handshake era, as servers written before 2026
                               do: ``server/discover`` is an unknown method (-32601)
 
+Caching hints (s34), for a client's response cache; a 2026-07-28 answer carries them, and the
+SDK leaves them out of a handshake-era one:
+    --cache-ttl MS            ``ttlMs`` on every list (tools, resources, templates, prompts) and
+                              every resources/read: how long a client may reuse the answer
+                              (default: none set, which the SDK sends as ``ttlMs: 0``, do not reuse)
+    --cache-scope SCOPE       ``cacheScope`` with them: ``private`` (the default: this client only)
+                              or ``public`` (any client may be served it)
+
 Resources, templates, prompts, completion and log messages are served for a catalog
 server that defines them (handbook, s30), with listChanged declared when its lists can
 change; in 2026-07-28 those changes go to the client's ``subscriptions/listen`` stream
@@ -80,10 +88,13 @@ class Options:
     forget_sessions_after: int | None = None
     ignore_eof: bool = False
     era: str | None = None  # "2026-07-28": that era only; None: both
+    cache_ttl: int | None = None  # ttlMs on the cacheable answers; None: the SDK's default (0)
+    cache_scope: str = "private"
 
 
 MODERN = "2026-07-28"
 HANDSHAKE = "2025-11-25"
+CACHED = ("tools/list", "resources/list", "resources/templates/list", "prompts/list", "resources/read")  # what --cache-ttl hints
 
 
 class Counters:
@@ -181,6 +192,8 @@ def parse(argv: list[str], name: str | None = None) -> tuple[str, Options]:
     parser.add_argument("--forget-sessions-after", type=_whole(1), metavar="N")
     parser.add_argument("--ignore-eof", action="store_true")
     parser.add_argument("--era", choices=(MODERN, HANDSHAKE), help="speak only this protocol era (default: both)")
+    parser.add_argument("--cache-ttl", type=_whole(0), metavar="MS", help="ttlMs on every list and resources/read answer")
+    parser.add_argument("--cache-scope", choices=("private", "public"), default="private", help="cacheScope with --cache-ttl")
     ns = parser.parse_args(argv)
     if ns.malformed_stdout and ns.transport != "stdio":
         parser.error("--malformed-stdout needs --transport stdio (sse/http print only the READY line)")
@@ -188,6 +201,8 @@ def parse(argv: list[str], name: str | None = None) -> tuple[str, Options]:
         parser.error("--forget-sessions-after needs --transport http (only Streamable HTTP has sessions)")
     if ns.ignore_eof and ns.transport != "stdio":
         parser.error("--ignore-eof needs --transport stdio (only stdio has an end of input)")
+    if ns.cache_scope != "private" and ns.cache_ttl is None:
+        parser.error("--cache-scope needs --cache-ttl (a scope says who may reuse an answer, the TTL for how long)")
     fields = {k: v for k, v in vars(ns).items() if k != "server"}
     return (name or ns.server), Options(**fields)
 
@@ -250,7 +265,13 @@ def build_server(definition: ServerDef, options: Options, counters: Counters) ->
         handlers.update(_prompt_handlers(definition))
     # Logging is deprecated as of protocol 2026-07-28 (SEP-2577) and still widely served: serve it quietly.
     warnings.filterwarnings("ignore", message="The logging capability is deprecated")
-    server = Server(definition.name, version=definition.version, **handlers)
+    hints = {}
+    if options.cache_ttl is not None:
+        from mcp.server.caching import CacheHint
+
+        hint = CacheHint(ttl_ms=options.cache_ttl, scope=options.cache_scope)  # type: ignore[arg-type]
+        hints = {method: hint for method in CACHED}
+    server = Server(definition.name, version=definition.version, cache_hints=hints, **handlers)
     if options.era == MODERN:
         server.middleware.append(_only_modern)
     elif options.era == HANDSHAKE:

@@ -1,6 +1,6 @@
 """s34: two protocol eras side by side. The harness negotiates each server's, or the config pins it.
 
-New here: `harness/era.py`. The same three mock servers, three times:
+New here: `harness/era.py`, and beside it `harness/cache.py`. The same three mock servers, three times:
 
 1. handshake.json pins every entry to "2025-11-25": initialize and a session (docs over
    Streamable HTTP gets an Mcp-Session-Id); the handbook says notifications/*/list_changed
@@ -9,6 +9,8 @@ New here: `harness/era.py`. The same three mock servers, three times:
    request carries the protocol version (and over HTTP the MCP-Protocol-Version, Mcp-Method
    and Mcp-Name headers); the handbook's changes come on a subscriptions/listen stream; the
    desk cannot send requests, so triage answers "input required" and is called again.
+   The handbook runs with --cache-ttl 600000: its answers carry ttlMs, so the second read
+   of the page it just published is served from the cache, and no request goes out.
 3. mixed.json pins nothing ("auto"): docs speaks only 2026-07-28 (--era 2026-07-28), the
    handbook only the handshake era (--era 2025-11-25), the desk both. Each is negotiated:
    the transcript says what the probe found.
@@ -17,9 +19,9 @@ New here: `harness/era.py`. The same three mock servers, three times:
 the session gives it.
 
 Not here: permissions (s31), so no call is asked about; s20's connect_mcp tool, since every
-server comes from a file; a cache of the servers' answers (ttlMs: see the README).
+server comes from a file.
 
-New module: harness/era.py
+New modules: harness/era.py, harness/cache.py
 
 Run: python lessons/s34/code.py            (offline: scripted model and answers)
      python lessons/s34/code.py --wire     (and every frame, with its headers)

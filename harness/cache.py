@@ -1,0 +1,205 @@
+"""The server-bounded response cache: a 2026-07-28 result reused for as long as its server says.
+
+A 2026-07-28 server puts two caching hints on every answer to a cacheable request
+(``tools/list``, ``resources/list``, ``resources/templates/list``, ``prompts/list``,
+``resources/read``): ``ttlMs``, how many milliseconds the client may reuse it, and
+``cacheScope``, whether it may be shared across authorization contexts (``public``) or
+not (``private``). ``ResponseCache`` is a ``hooks.Mechanism`` on the connection's
+``fetched`` hook. It does not cache by itself: it hands each request to the SDK's own
+``ClientResponseCache`` over an ``InMemoryResponseCacheStore`` (``mcp.client.caching``, as
+``mcp.Client`` uses them), which
+
+    serves a fresh entry, a deep copy, without a request        (``read``)
+    stores an answer for its ``ttlMs`` (capped at 24 h) in its ``cacheScope``'s arm  (``write``)
+    counts the hints only when the session speaks 2026-07-28    (a handshake-era server's ttlMs is ignored)
+    treats ``ttlMs: 0``, or no hint, as "do not keep"           (no default TTL here)
+    turns a failing store into a miss, never a failed request
+    keeps at most ``ENTRIES`` answers, dropping the least recently used (the store's cap)
+
+What this module adds is when entries end. A ``list_changed`` (or ``resources/updated``)
+notification, which in 2026-07-28 comes on the ``subscriptions/listen`` stream and reaches
+``notified`` the same way, evicts the entries it makes stale: ``notified`` runs in the
+SDK's callback and must not wait, so it records the notification, and the eviction is
+done before the next read, and before an answer that was on its way is stored (so it is
+not). A new session starts with an empty store: between sessions nobody heard the
+server's notifications, so nothing kept from before can be trusted (``mcp.Client`` gets
+the same by building a new store per client).
+
+A served request says so once in the transcript, as a note in place of the frames it did
+not send (``note: handbook: resources/read handbook://pages/faq served from cache (ttlMs
+60000)``); with ``--wire`` the request is simply missing. A failing store is said once per
+connection as a warning, and the SDK's own log line about it (with a traceback) is dropped.
+
+``Settings`` are what ``Connections.open(cache=...)`` takes: the clock (epoch seconds, as
+the SDK's; tests pass a fake one and never sleep), a factory for each session's store, and
+``partition``, which the SDK's ``CacheConfig`` says to derive from a verified credential:
+``partition(authorizer)`` hashes the access token the session signs in with (s26), and is
+"" for a server without OAuth. The composition root plugs it in as the part ``cache``.
+
+Introduced by s34. Not handled here: a store shared between connections or kept between
+runs (the in-memory store lives as long as one session, so ``public`` entries are never
+served to anyone else and ``share_public`` stays off), a default TTL for results with no
+hint, a per-request ``cache_mode`` (``refresh``/``bypass``), and caching
+``input_required`` rounds (never cached, as the spec says; the harness does not read
+resources through rounds).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from harness.echo import line as printable
+from harness.hooks import Mechanism, Request
+
+OPTION = "cache"  # the Connections.open keyword this mechanism takes
+ENTRIES = 256  # answers kept per session at most, the least recently used dropped first: a server's big answers stay bounded
+
+
+def _nobody() -> str:
+    return ""
+
+
+@dataclass(frozen=True)
+class Settings:
+    """How a connection's cache runs: ``Connections.open(cache=Settings(...))``."""
+
+    clock: Callable[[], float] = time.time  # epoch seconds, as the SDK's CacheConfig.clock
+    store: Callable[[], Any] | None = None  # a new ResponseCacheStore per session; None: the SDK's in-memory one
+    partition: Callable[[], str] = field(default=_nobody)  # the session's authorization identity, read when it opens
+
+
+def partition(authorizer: Any) -> Callable[[], str]:
+    """The partition for a server behind ``authorizer`` (``harness.auth.Authorizer``, or None): a hash of the
+    access token its session opens with, "" before a sign-in or without OAuth. The token itself is kept nowhere."""
+    if authorizer is None:
+        return _nobody
+
+    def current() -> str:
+        provider = getattr(authorizer, "provider", None)
+        tokens = provider.context.current_tokens if provider is not None else None
+        if tokens is None or not tokens.access_token:
+            return ""
+        return hashlib.sha256(tokens.access_token.encode()).hexdigest()
+
+    return current
+
+
+class ResponseCache(Mechanism):
+    """One connection's cache: the SDK's ``ClientResponseCache``, a new one for each session."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.hits = 0  # requests served without being sent, over the connection's life
+        self._session: Any = None  # the session the cache below belongs to
+        self._cache: Any = None
+        self._heard: list[Any] = []  # notifications that make entries stale, not yet applied
+        self._failed = False  # the store failed once: said once
+
+    def bind(self, conn: Any) -> None:
+        self._conn = conn
+
+    def notified(self, message: Any) -> None:
+        from mcp_types import (PromptListChangedNotification, ResourceListChangedNotification, ResourceUpdatedNotification,
+                               ToolListChangedNotification)
+
+        if isinstance(message, (ToolListChangedNotification, PromptListChangedNotification, ResourceListChangedNotification,
+                                ResourceUpdatedNotification)):
+            self._heard.append(message)  # evicted before the next read or store: a callback must not wait
+
+    async def fetched(self, session: Any, method: str, key: str, request: Request) -> Any:
+        from mcp_types import CacheableResult
+
+        cache = self._for(session)
+        await self._evict(cache)
+        if (hit := await cache.read(method, key)) is not None:
+            if method == "tools/list":
+                # Hazard: a private member of the SDK's ClientSession (mcp 2.3.0), as mcp.Client uses it on a hit:
+                # the session rebuilds its per-tool state (output schemas, x-mcp-header maps) from the served list.
+                hit = session._absorb_tool_listing(hit, complete=hit.next_cursor is None)
+            self.hits += 1
+            what = f"{method} {printable(key, 80)}" if key else method
+            self._conn.say("note", f"{self._conn.name}: {what} served from cache (ttlMs {hit.ttl_ms})")
+            return hit
+        generation = cache.capture(method, key)
+        result = await request()
+        await self._evict(cache)  # a change heard while the request was out: the answer is not stored
+        if isinstance(result, CacheableResult):
+            await cache.write(method, key, result, generation, "use")
+        return result
+
+    def _for(self, session: Any) -> Any:
+        """The cache of ``session``: a new, empty one when the session is new (what was heard before is moot)."""
+        if session is not self._session:
+            from mcp.client.caching import ClientResponseCache, InMemoryResponseCacheStore
+
+            _quiet_sdk()
+            settings = self.settings
+            store = settings.store() if settings.store is not None else InMemoryResponseCacheStore(max_entries=ENTRIES)
+            self._session, self._heard = session, []
+            self._cache = ClientResponseCache(
+                store=_Reported(store, self._store_failed), partition=settings.partition(),
+                arm_id=hashlib.sha256(self._conn.name.encode()).hexdigest(), default_ttl_ms=0, clock=settings.clock,
+                share_public=False, negotiated_version=lambda: session.protocol_version)
+        return self._cache
+
+    async def _evict(self, cache: Any) -> None:
+        heard, self._heard = self._heard, []
+        for notification in heard:
+            await cache.evict_for_notification(notification)
+
+    def _store_failed(self, operation: str, exc: BaseException) -> None:
+        if not self._failed:
+            self._failed = True
+            self._conn.say("warning", f"{self._conn.name}: response cache: the store's {operation} failed "
+                                      f"({type(exc).__name__}); answers are fetched from the server instead")
+
+
+class _Reported:
+    """A store that tells ``failed`` of each failing operation, then raises on, so the SDK degrades to a miss."""
+
+    def __init__(self, inner: Any, failed: Callable[[str, BaseException], None]) -> None:
+        self._inner, self._failed = inner, failed
+
+    async def get(self, key: Any) -> Any:
+        return await self._do("get", self._inner.get, key)
+
+    async def set(self, key: Any, entry: Any) -> None:
+        await self._do("set", self._inner.set, key, entry)
+
+    async def delete(self, key: Any) -> None:
+        await self._do("delete", self._inner.delete, key)
+
+    async def clear(self) -> None:
+        await self._do("clear", self._inner.clear)
+
+    async def _do(self, operation: str, act: Callable[..., Any], *args: Any) -> Any:
+        try:
+            return await act(*args)
+        except Exception as exc:
+            self._failed(operation, exc)
+            raise
+
+
+class _QuietStoreFailures(logging.Filter):
+    """Drops the SDK's "continuing without the cache" records (with a traceback, on stderr by logging's last
+    resort): ``ResponseCache`` says it once, in one line, in the transcript and the CLI's warnings."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not record.getMessage().startswith("Response cache store")
+
+
+def _quiet_sdk() -> None:
+    sdk = logging.getLogger("mcp.client.caching")
+    if not any(isinstance(f, _QuietStoreFailures) for f in sdk.filters):  # once per process
+        sdk.addFilter(_QuietStoreFailures())
+
+
+def plug(options: dict[str, Any]) -> ResponseCache | None:
+    """``Connections.open``'s ``cache=`` (``Settings``): a cache for the connection; none without it."""
+    settings = options.pop(OPTION, None)
+    return None if settings is None else ResponseCache(settings)

@@ -205,8 +205,9 @@ async def http_hub(run: Run, stack: Any, transport: str, flags: dict[str, list[s
     from harness.errors import ServerError
     from harness.hub import Hub, unavailable
     from harness.spec import ServerSpec, Timeouts
+    from mock_servers.launch import serve_all
 
-    urls = await _serve_at_once(stack, transport, flags)
+    urls = await serve_all(stack, transport, flags)
     for name, url in urls.items():
         run.transcript.note(f"{name} server did not start: {url}" if isinstance(url, ServerError) else f"{name} server is listening at {url}")
     conns = await stack.enter_async_context(Connections(run.transcript, timeouts=Timeouts(call=call_timeout)))
@@ -218,45 +219,3 @@ async def http_hub(run: Run, stack: Any, transport: str, flags: dict[str, list[s
         spec = ServerSpec(name, transport, url=url)
         hub.add(name, conns.connector(spec, tap=tap), spec)
     return hub
-
-
-async def _serve_at_once(stack: Any, transport: str, flags: dict[str, list[str]]) -> dict[str, Any]:
-    """Each server in ``flags`` started at once, each in a task of its own (its ``serve_http`` is
-    entered and left in that task); its URL, or its ``ServerError``, in the order of ``flags``.
-
-    Not one after another (``mock_servers.launch.serve_all``): a server's start-up is about a
-    second of CPU, and the model's story begins only once all are up. Leaving ``stack`` stops
-    them all, after what was entered on it later (the hub, the connections).
-    """
-    import anyio
-
-    from harness.errors import ServerError
-    from mock_servers.launch import serve_http
-
-    started: dict[str, Any] = dict.fromkeys(flags)
-    up, leave = anyio.Event(), anyio.Event()
-    pending = [len(flags)]
-
-    async def serve(name: str) -> None:
-        try:
-            async with serve_http(name, transport, *flags[name]) as url:
-                started[name] = url
-                _one_up(pending, up)
-                await leave.wait()
-        except ServerError as exc:  # that server is down; the others are not
-            started[name] = exc
-            _one_up(pending, up)
-
-    group = await stack.enter_async_context(anyio.create_task_group())
-    stack.callback(leave.set)  # runs before the group is left: the servers' tasks end, each stopping its server
-    for name in flags:
-        group.start_soon(serve, name)
-    if flags:
-        await up.wait()
-    return started
-
-
-def _one_up(pending: list[int], up: Any) -> None:
-    pending[0] -= 1
-    if not pending[0]:
-        up.set()

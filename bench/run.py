@@ -8,7 +8,8 @@ What it measures, each section side by side in the same run:
 
     call      sequential tools/call round trips over stdio and Streamable HTTP: the SDK's
               ClientSession (the baseline) and Client, the harness with the wire tap off and on,
-              and the peers when installed; latency, and the client's CPU per call (the
+              the harness with s34's era negotiation (2026-07-28 here; its ratio is to the SDK's
+              Client, the same era), and the peers when installed; latency, and the client's CPU per call (the
               benchmark process's CPU time over each slice of calls: servers run elsewhere)
     memory    the harness process's RSS after 1,000 and after 10,000 calls with the tap on
     connect   N = 1, 5, 20 stdio servers until every one has listed its tools: one after
@@ -90,6 +91,8 @@ def median_of_medians(rounds: list[float]) -> float:
 
 Call = Callable[[], Awaitable[object]]
 SLICE = 50  # calls a contender makes before the next one takes its turn
+NEGOTIATED = "harness, era negotiated: 2026-07-28 (ratio to sdk Client)"
+SAME_ERA = {NEGOTIATED: "sdk Client (2026-07-28 era)"}  # set beside the SDK in its own era; the rest beside ClientSession
 
 
 @asynccontextmanager
@@ -150,12 +153,23 @@ def installed(module: str) -> bool:
     return importlib.util.find_spec(module) is not None
 
 
-def harness(tap: bool) -> Callable[[str, str | None], Any]:
+def harness(tap: bool, negotiated: bool = False) -> Callable[[str, str | None], Any]:
+    """``connect()`` as s23 to s33 do (``initialize``: the 2025-11-25 era), or, ``negotiated``, with
+    s34's era negotiation (``harness.era``, as the stack's ``eras`` part plugs it): the docs server
+    offers 2026-07-28, so that is the era it runs in, to be set beside the SDK's ``Client``."""
+
     @asynccontextmanager
     async def opened(transport: str, url: str | None) -> AsyncIterator[Call]:
         spec = stdio_spec() if transport == "stdio" else ServerSpec("docs", "http", url=url)
+        options: dict[str, Any] = {}
+        if negotiated:
+            from harness import era
+
+            options["handshake"] = era.handshake(era.AUTO)
         with open(os.devnull, "w") as sink:
-            conn = await connect(spec, tap=WireTap(Transcript(), show=False, file=sink) if tap else None)
+            conn = await connect(spec, tap=WireTap(Transcript(), show=False, file=sink) if tap else None, **options)
+            if negotiated and conn.protocol != "2026-07-28":
+                raise SystemExit(f"bench call: the negotiated harness runs in {conn.protocol}, not 2026-07-28")
             try:
                 yield lambda: conn.call_tool("search", ARGS)
             finally:
@@ -168,7 +182,8 @@ async def bench_calls(rounds: int, calls: int) -> list[dict[str, Any]]:
     """All contenders connected at once; they take turns in slices of SLICE calls, so a machine
     whose speed drifts during the run (a shared host does) slows every contender alike."""
     contenders = {"sdk ClientSession": sdk_session, "sdk Client (2026-07-28 era)": sdk_client,
-                  "harness": harness(tap=False), "harness + tap": harness(tap=True)}
+                  "harness": harness(tap=False), "harness + tap": harness(tap=True),
+                  NEGOTIATED: harness(tap=False, negotiated=True)}
     contenders.update({label: opened for module, label, opened in PEERS.values() if installed(module)})
     rows = []
     for transport in ("stdio", "http"):
@@ -194,9 +209,9 @@ async def bench_calls(rounds: int, calls: int) -> list[dict[str, Any]]:
                 for name in contenders:
                     per_round[name].append(statistics.median(times[name]) * 1000)
                     cpu_round[name].append(statistics.median(cpu[name]) * 1e6)
-        base = median_of_medians(per_round["sdk ClientSession"])
-        cpu_base = median_of_medians(cpu_round["sdk ClientSession"])
         for name, values in per_round.items():
+            baseline = SAME_ERA.get(name, "sdk ClientSession")
+            base, cpu_base = median_of_medians(per_round[baseline]), median_of_medians(cpu_round[baseline])
             ms, us = median_of_medians(values), median_of_medians(cpu_round[name])
             rows.append({"section": "call", "case": f"{transport}, {calls} calls a round", "contender": name,
                          "value": round(ms, 3), "unit": "ms/call", "ratio": round(ms / base, 2),

@@ -139,17 +139,26 @@ class Supervisor(Mechanism):
 
 
 def calls(mechanisms: Sequence[Mechanism], innermost: CallTool) -> CallTool:
-    """Every mechanism's ``call`` hook around ``innermost``, the first mechanism's outermost."""
+    """Every mechanism's ``call`` hook around ``innermost``, the first mechanism's outermost.
+
+    A mechanism that keeps the default ``call`` is left out of the chain (it would only pass
+    the call on). Every frame here is resumed each time the request waits, so a level costs
+    on every call: each level is a plain function handing on the mechanism's own coroutine,
+    not a coroutine of its own around it.
+    """
     call = innermost
     for mechanism in reversed(mechanisms):
-        call = _wrap_call(mechanism, call)
+        if type(mechanism).call is not Mechanism.call:
+            call = _wrap_call(mechanism.call, call)
     return call
 
 
 def sends(mechanisms: Sequence[Mechanism], innermost: Send) -> Send:
+    """Every mechanism's ``send`` hook around ``innermost``, as ``calls`` builds the ``call`` chain."""
     send = innermost
     for mechanism in reversed(mechanisms):
-        send = _wrap_send(mechanism, send)
+        if type(mechanism).send is not Mechanism.send:
+            send = _wrap_send(mechanism.send, send)
     return send
 
 
@@ -173,16 +182,16 @@ def _wrap_fetch(mechanism: Mechanism, inner: Fetch) -> Fetch:
     return fetch
 
 
-def _wrap_call(mechanism: Mechanism, inner: CallTool) -> CallTool:
-    async def call(tool: str, arguments: dict[str, Any]) -> ToolResult:
-        return await mechanism.call(tool, arguments, lambda: inner(tool, arguments))
+def _wrap_call(around: Callable[[str, dict[str, Any], Proceed], Awaitable[ToolResult]], inner: CallTool) -> CallTool:
+    def call(tool: str, arguments: dict[str, Any]) -> Awaitable[ToolResult]:
+        return around(tool, arguments, lambda: inner(tool, arguments))
 
     return call
 
 
-def _wrap_send(mechanism: Mechanism, inner: Send) -> Send:
-    async def send(call: Call, **more: Any) -> Any:
-        return await mechanism.send(call, lambda call, **extra: inner(call, **more, **extra))
+def _wrap_send(around: Callable[[Call, Send], Awaitable[Any]], inner: Send) -> Send:
+    def send(call: Call, **more: Any) -> Awaitable[Any]:
+        return around(call, (lambda call, **extra: inner(call, **more, **extra)) if more else inner)
 
     return send
 

@@ -290,7 +290,7 @@ def test_the_handbook_in_2026_a_second_read_sends_nothing_and_a_change_ends_the_
 
     async def main():
         sent: list[str] = []
-        async with Connections(said) as conns:
+        async with Connections(said, mechanisms=era.mechanisms()) as conns:
             conn = await opened(conns, sent, MODERN, "--cache-ttl", "60000", clock=clock)
             start = len(sent)
             await conn.read_resource(URI)
@@ -321,7 +321,7 @@ def test_the_handbook_in_2026_a_second_read_sends_nothing_and_a_change_ends_the_
 def test_the_handbook_in_the_handshake_era_and_after_a_reconnect_sends_every_read():
     async def main():
         sent: list[str] = []
-        async with Connections(Transcript()) as conns:
+        async with Connections(Transcript(), mechanisms=era.mechanisms()) as conns:
             old = await opened(conns, sent, HANDSHAKE, "--cache-ttl", "60000")
             await old.read_resource(URI)
             await old.read_resource(URI)

@@ -176,8 +176,8 @@ async def _request(session: ClientSession, method: str, key: str, request: Reque
 
 
 def _wrap_fetch(mechanism: Mechanism, inner: Fetch) -> Fetch:
-    async def fetch(session: ClientSession, method: str, key: str, request: Request) -> Any:
-        return await mechanism.fetched(session, method, key, lambda: inner(session, method, key, request))
+    def fetch(session: ClientSession, method: str, key: str, request: Request) -> Awaitable[Any]:
+        return mechanism.fetched(session, method, key, lambda: inner(session, method, key, request))
 
     return fetch
 

@@ -1,6 +1,7 @@
 """Shared helpers: run a lesson in process, exactly as ``python lessons/sNN/code.py`` would.
 
 Set up for the whole session (each xdist worker too):
+- the warm parent that forks the stdio mock servers (``tests/forkserver.py``);
 - the leak check's subreaper (``tests/leaks.py``), so it counts only this session's processes;
 - the time limit of one test, ``limits.TEST``, unless ``--timeout`` or PYTEST_TIMEOUT gives one;
 - hypothesis without its deadline per example (200 ms: a speed check that a busy machine fails);
@@ -29,7 +30,8 @@ from hypothesis import settings
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
-import leaks  # noqa: E402  (needs the path above)
+import forkserver  # noqa: E402  (needs the path above)
+import leaks  # noqa: E402
 import limits  # noqa: E402
 
 
@@ -45,6 +47,17 @@ def pytest_configure(config):
     problem = leaks.install()
     if problem is not None:
         sys.stderr.write(f"tests/leaks.py: {problem}; orphans of the tests will not be counted\n")
+
+
+def pytest_collection_finish(session):
+    """Start the fork server in a process that will run a slow test (an xdist worker, or pytest without workers)."""
+    config = session.config
+    if getattr(config.option, "numprocesses", None) and not hasattr(config, "workerinput"):
+        return  # the xdist controller runs no test
+    if forkserver.enabled() and any(item.get_closest_marker("slow") for item in session.items):
+        forkserver.start(os.environ["XDG_STATE_HOME"])
+        forkserver.install()
+        config.add_cleanup(forkserver.stop)
 
 
 def pytest_collection_modifyitems(config, items):

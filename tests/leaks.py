@@ -39,6 +39,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+import forkserver
 import pytest
 from limits import REAP
 
@@ -156,10 +157,19 @@ def reap_adopted() -> None:
                 pass  # reaped meanwhile
 
 
+def ours() -> list[Proc]:
+    """Our children, and the stdio mock servers our fork server runs for us (``tests/forkserver.py``)."""
+    parent = forkserver.parent_pid()
+    return children() + (children(parent) if parent is not None else [])
+
+
 def left_behind(before: set[tuple[str, int]]) -> list[Proc]:
-    """Our children that were not there ``before`` (keys taken when the test began), adopted zombies reaped."""
+    """Our processes that were not there ``before`` (keys taken when the test began), adopted zombies reaped.
+
+    A zombie counts only if this process spawned it and nobody reaped it; the fork server reaps its own.
+    """
     reap_adopted()
-    return [p for p in children() if p.key not in before and (p.state != "Z" or p.key in _spawned)]
+    return [p for p in ours() if p.key not in before and (p.state != "Z" or p.key in _spawned)]
 
 
 @contextmanager
@@ -184,7 +194,7 @@ def settle(before: set[tuple[str, int]], deadline: float = REAP) -> list[Proc]:
 @pytest.fixture
 def no_process_left():
     """Fails the test if, ``REAP`` s after it ends, a process it started is still there."""
-    before = {p.key for p in children()}
+    before = {p.key for p in ours()}
     yield
     left = settle(before)
     assert not left, "expected no process left by the test, found:\n" + "\n".join(f"  {p}" for p in left)

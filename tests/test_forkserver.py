@@ -1,0 +1,130 @@
+"""tests/forkserver.py: a forked mock server looks to its spawner as a spawned interpreter does.
+
+The suite's stdio mock servers are forks of one warm parent; these tests hold the launcher
+to what the harness and the other tests rely on: the same answers, the same exit code, the
+same end by signal, no child outliving a ``kill -9`` of its launcher, and no redirect of a
+command the parent has not loaded. The launchers here are real child processes, spawned
+with ``subprocess`` as the harness's transport spawns them, because what is tested is what
+a process sees.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import forkserver
+import pytest
+from conftest import ROOT
+from leaks import no_process_left, ours  # noqa: F401  (the fixture)
+from limits import scaled
+
+pytestmark = pytest.mark.usefixtures("no_process_left")
+
+INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+              "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
+
+
+@pytest.fixture(autouse=True)
+def a_parent():
+    if forkserver.parent_pid() is None:  # started after collection, so not a skipif
+        pytest.skip("no fork server in this process (MCP_COURSE_TEST_FORK=0, or not Linux)")
+
+
+def launched(*args: str, **options) -> subprocess.Popen:
+    argv = forkserver.redirect([sys.executable, "-m", *args], str(ROOT), None)
+    assert argv[3:5] == [os.path.abspath(forkserver.__file__), "launch"], argv
+    return subprocess.Popen(argv, cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, **options)
+
+
+def forked_children() -> list:
+    return [p for p in ours() if p.ppid == str(forkserver.parent_pid()) and p.state != "Z"]
+
+
+def until(condition, what: str) -> None:
+    end = time.monotonic() + scaled(10)
+    while not condition():
+        assert time.monotonic() < end, f"expected {what} within {scaled(10):g} s"
+        time.sleep(0.02)
+
+
+def test_a_forked_server_answers_and_ends_on_end_of_input():
+    process = launched("mock_servers.docs", "--transport", "stdio")
+    out, err = process.communicate(json.dumps(INITIALIZE).encode() + b"\n", timeout=scaled(20))
+    answer = json.loads(out.decode().splitlines()[0])
+    assert answer["id"] == 1 and answer["result"]["serverInfo"]["name"] == "docs", answer
+    assert process.returncode == 0, err
+
+
+def test_the_exit_code_and_stderr_are_the_servers():
+    process = launched("mock_servers.deploy", "--transport", "stdio", "--exit-at-start", "7")
+    out, err = process.communicate(timeout=scaled(20))
+    assert process.returncode == 7
+    assert err.decode() == "deploy: exiting at start with code 7 (--exit-at-start)\n"
+
+
+def test_a_usage_error_exits_2_naming_the_module():
+    process = launched("mock_servers.docs", "--transport", "pigeon")
+    _, err = process.communicate(timeout=scaled(20))
+    assert process.returncode == 2
+    assert "invalid choice: 'pigeon'" in err.decode(), err
+
+
+def test_sigterm_reaches_the_server_and_the_launcher_ends_by_it():
+    process = launched("mock_servers.docs", "--transport", "stdio", "--ignore-eof")
+    process.stdin.write(json.dumps(INITIALIZE).encode() + b"\n")
+    process.stdin.flush()
+    assert process.stdout.readline(), "expected the initialize answer"
+    process.stdin.close()  # --ignore-eof: it runs on; only a signal stops it
+    until(lambda: forked_children(), "the forked server running")
+    process.send_signal(signal.SIGTERM)
+    assert process.wait(scaled(20)) == -signal.SIGTERM
+    until(lambda: not forked_children(), "the forked server gone")
+    process.stdout.close()
+    process.stderr.close()
+
+
+def test_ctrl_c_reaches_the_server_as_keyboard_interrupt():
+    process = launched("mock_servers.docs", "--transport", "stdio")
+    process.stdin.write(json.dumps(INITIALIZE).encode() + b"\n")
+    process.stdin.flush()
+    assert process.stdout.readline(), "expected the initialize answer"
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=scaled(20))
+    assert process.returncode == -signal.SIGINT
+    assert err.decode().rstrip().endswith("KeyboardInterrupt"), err  # the server's own traceback: it got the signal
+
+
+def test_a_kill_9_of_the_launcher_ends_the_server():
+    process = launched("mock_servers.docs", "--transport", "stdio", "--ignore-eof")
+    process.stdin.write(json.dumps(INITIALIZE).encode() + b"\n")
+    process.stdin.flush()
+    assert process.stdout.readline(), "expected the initialize answer"
+    until(lambda: forked_children(), "the forked server running")
+    process.kill()
+    assert process.wait(scaled(20)) == -signal.SIGKILL
+    until(lambda: not forked_children(), "the forked server gone after its launcher's kill -9")
+    for stream in (process.stdin, process.stdout, process.stderr):
+        stream.close()
+
+
+@pytest.mark.parametrize("argv, cwd, env", [
+    (["-m", "mock_servers.hostile", "--transport", "stdio"], ROOT, None),  # not loaded: it starts helpers of its own
+    (["-u", "-m", "mock_servers.docs"], ROOT, None),  # an interpreter flag
+    (["-m", "mock_servers.docs"], ROOT.parent, None),  # another folder: another mock_servers, maybe
+    (["-m", "mock_servers.docs"], ROOT, {"PYTHONPATH": "/elsewhere"}),  # its own import path
+    (["/tmp/exercise/mock_servers/docs.py"], ROOT, None),  # an exercise's edited copy
+    (["-c", "import runpy; runpy.run_module('mock_servers.docs')"], ROOT, None),
+], ids=["hostile", "flag", "cwd", "pythonpath", "copy", "script"])
+def test_only_what_the_parent_loaded_is_redirected(argv, cwd, env):
+    assert forkserver.redirect([sys.executable, *argv], str(cwd), env) == [sys.executable, *argv]
+    assert forkserver.redirect(["/usr/bin/python3", "-m", "mock_servers.docs"], str(ROOT), None)[0] == "/usr/bin/python3"
+
+
+def test_a_catalog_file_path_is_redirected_too():
+    argv = forkserver.redirect([sys.executable, str(ROOT / "mock_servers" / "deploy.py"), "--transport", "stdio"], str(ROOT), None)
+    assert argv[4:] == ["launch", argv[5], "mock_servers.deploy", "--transport", "stdio"], argv

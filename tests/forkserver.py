@@ -9,7 +9,7 @@ fork of it, and starts in milliseconds.
 The harness still spawns a real process over real pipes, through its own stdio transport;
 only the command changes. ``redirect`` turns ``python -m mock_servers.docs ...`` (or
 ``python .../mock_servers/docs.py ...``) into ``python -I -S tests/forkserver.py launch SOCKET
-mock_servers.docs ...``: a stdlib-only launcher that hands its stdin, stdout and stderr to
+-m mock_servers.docs ...``: a stdlib-only launcher that hands its stdin, stdout and stderr to
 the parent over a Unix socket (``SCM_RIGHTS``), with its argv, working directory and
 environment. The parent forks; the child takes those three descriptors, that environment
 and folder, and runs the module as ``__main__``, as ``python -m`` would. The launcher then
@@ -23,13 +23,15 @@ stands for the server to whoever spawned it:
 So a server's exit code, its stderr, its stop on end of input or SIGTERM, and a crash look
 the same to the harness as with a spawned interpreter. What differs: the child is the
 parent's child, not the launcher's (the leak check counts the parent's children as ours:
-``children_of_parent``), and its ``/proc/PID/environ`` is the parent's, so the harness's
+``leaks.ours``), and its ``/proc/PID/environ`` is the parent's, so the harness's
 marker scan for ``setsid`` helpers does not see it (catalog servers start none; the
 hostile servers, which do, are never redirected).
 
 Only what the parent has loaded is redirected: the catalog modules of this checkout, run
-by this interpreter with no interpreter flags, from this checkout's folder, and no
-``PYTHONPATH`` of their own. An exercise's edited copy of ``mock_servers``, a test's own
+by this interpreter with no interpreter flags, from this checkout's folder, with no
+``PYTHONPATH`` but this checkout; as ``-m``, as the module's file, or as a ``-c`` program
+that runs one with ``runpy.run_module`` (the tests' servers that first check their
+environment or write down that they started). An exercise's edited copy of ``mock_servers``, a test's own
 server script, ``hostile.py`` and the HTTP servers still start as interpreters of their
 own. Test files run lessons and the CLI as child processes where a signal, an exit code or
 an orphan count needs a real process; those children spawn real interpreters too, since
@@ -97,20 +99,29 @@ def parent_pid() -> int | None:
 
 
 def redirect(argv: list[str], cwd: str | None, env: dict[str, str] | None) -> list[str]:
-    """``argv``, or the launcher's command for it when it runs a catalog server the parent has loaded."""
-    if _socket_path is None or len(argv) < 2 or argv[0] != sys.executable:
+    """``argv``, or the launcher's command for it when it runs a catalog server the parent has loaded.
+
+    Two shapes are taken: ``python -m mock_servers.NAME ...`` (or the module's file), and
+    ``python -c CODE ...`` whose code ends in ``runpy.run_module`` of such a module (the
+    tests' servers that first check their environment or log their start).
+    """
+    if _socket_path is None or len(argv) < 3 or argv[0] != sys.executable:
         return argv
-    if os.path.abspath(cwd or os.getcwd()) != ROOT or (env and "PYTHONPATH" in env):
+    if os.path.abspath(cwd or os.getcwd()) != ROOT or (env or {}).get("PYTHONPATH", ROOT) != ROOT:
         return argv
-    if argv[1] == "-m" and len(argv) > 2:
-        module, rest = argv[2], argv[3:]
-    elif argv[1].endswith(".py") and os.path.dirname(os.path.abspath(argv[1])) == os.path.join(ROOT, "mock_servers"):
-        module, rest = "mock_servers." + os.path.basename(argv[1])[:-3], argv[2:]
-    else:
-        return argv
-    if module not in MODULES:
-        return argv
-    return [sys.executable, "-I", "-S", os.path.abspath(__file__), "launch", _socket_path, module, *rest]
+    flag, rest = argv[1], argv[2:]
+    if flag == "-m" and rest[0] in MODULES:
+        return _launcher("-m", *rest)
+    if flag == "-c" and "runpy.run_module(" in rest[0] and any(module in " ".join(rest) for module in MODULES):
+        return _launcher("-c", *rest)
+    here = os.path.abspath(flag)
+    if os.path.dirname(here) == os.path.join(ROOT, "mock_servers") and "mock_servers." + os.path.basename(here)[:-3] in MODULES:
+        return _launcher("-m", "mock_servers." + os.path.basename(here)[:-3], *rest)
+    return argv
+
+
+def _launcher(flag: str, *rest: str) -> list[str]:
+    return [sys.executable, "-I", "-S", os.path.abspath(__file__), "launch", str(_socket_path), flag, *rest]
 
 
 def install() -> None:
@@ -125,10 +136,10 @@ def install() -> None:
     stdio._spawn = redirected
 
 
-# --- the launcher: python -I -S forkserver.py launch SOCKET MODULE ARGS... ----------------------
+# --- the launcher: python -I -S forkserver.py launch SOCKET -m MODULE ARGS... (or -c CODE ARGS...) ----------------------
 
 
-def launch(path: str, module: str, args: list[str]) -> None:
+def launch(path: str, flag: str, args: list[str]) -> None:
     """Hand stdin/stdout/stderr to the parent, then stand for the child until it ends."""
     signal.pthread_sigmask(signal.SIG_BLOCK, FORWARDED)  # until the child's pid is known
     conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -142,7 +153,7 @@ def launch(path: str, module: str, args: list[str]) -> None:
                 os.write(2, f"forkserver: no parent listening on {path}\n".encode())
                 os._exit(70)
             time.sleep(0.01)
-    header = json.dumps({"module": module, "args": args, "cwd": os.getcwd(), "env": dict(os.environ)}).encode()
+    header = json.dumps({"flag": flag, "args": args, "cwd": os.getcwd(), "env": dict(os.environ)}).encode()
     socket.send_fds(conn, [HEADER.pack(len(header)) + header], [0, 1, 2])
     quiet = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):  # the child has them now: holding them here would delay the end of output
@@ -183,6 +194,8 @@ def serve(path: str, test_pid: int) -> None:
     server_side_sdk()
     for module in MODULES:
         importlib.import_module(module)
+    for module in MODULES:  # what they import stays; each child runs its own module afresh, as __main__
+        del sys.modules[module]
     import mcp.server.runner  # noqa: F401  (what a stdio server imports once it runs)
     import mcp.server.stdio  # noqa: F401
 
@@ -289,9 +302,14 @@ def _child(conn: socket.socket, request: dict, fds: list[int]) -> None:
     threading.Thread(target=watch, daemon=True).start()
     code = 0
     try:
-        sys.argv = ["-m", *request["args"]]
-        sys.modules.pop(request["module"], None)  # loaded in the parent for what it imports; run afresh as __main__
-        runpy.run_module(request["module"], run_name="__main__", alter_sys=True)
+        if request["flag"] == "-m":  # as python -m: the folder first on the path, argv[0] the module's file
+            sys.path[:2] = [request["cwd"]]
+            sys.argv = ["-m", *request["args"][1:]]
+            runpy.run_module(request["args"][0], run_name="__main__", alter_sys=True)
+        else:  # as python -c: "" first on the path, argv[0] "-c"
+            sys.path[:2] = [""]
+            sys.argv = ["-c", *request["args"][1:]]
+            exec(compile(request["args"][0], "<string>", "exec"), {"__name__": "__main__", "__builtins__": __builtins__})
     except SystemExit as stop:
         code = stop.code if isinstance(stop.code, int) else (0 if stop.code is None else 1)
         if not isinstance(stop.code, (int, type(None))):

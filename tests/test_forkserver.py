@@ -35,10 +35,11 @@ def a_parent():
         pytest.skip("no fork server in this process (MCP_COURSE_TEST_FORK=0, or not Linux)")
 
 
-def launched(*args: str, **options) -> subprocess.Popen:
-    argv = forkserver.redirect([sys.executable, "-m", *args], str(ROOT), None)
+def launched(*args: str, flag: str = "-m", env: dict | None = None) -> subprocess.Popen:
+    argv = forkserver.redirect([sys.executable, flag, *args], str(ROOT), env)
     assert argv[3:5] == [os.path.abspath(forkserver.__file__), "launch"], argv
-    return subprocess.Popen(argv, cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, **options)
+    return subprocess.Popen(argv, cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            env={**os.environ, **(env or {})})
 
 
 def forked_children() -> list:
@@ -58,6 +59,19 @@ def test_a_forked_server_answers_and_ends_on_end_of_input():
     answer = json.loads(out.decode().splitlines()[0])
     assert answer["id"] == 1 and answer["result"]["serverInfo"]["name"] == "docs", answer
     assert process.returncode == 0, err
+
+
+@pytest.mark.parametrize("value, code", [("yes", 0), ("no", 1)])
+def test_a_c_program_runs_with_the_launchers_environment(value, code):
+    program = ("import os, runpy, sys; assert os.environ.get('CHECKED') == 'yes', 'CHECKED'; "
+               "sys.argv = ['docs', '--transport', 'stdio']; runpy.run_module('mock_servers.docs', run_name='__main__')")
+    process = launched(program, flag="-c", env={"CHECKED": value})
+    out, err = process.communicate(json.dumps(INITIALIZE).encode() + b"\n", timeout=scaled(20))
+    assert process.returncode == code, err
+    if code == 0:
+        assert json.loads(out.decode().splitlines()[0])["result"]["serverInfo"]["name"] == "docs"
+    else:
+        assert err.decode().rstrip().endswith("AssertionError: CHECKED"), err
 
 
 def test_the_exit_code_and_stderr_are_the_servers():
@@ -118,7 +132,7 @@ def test_a_kill_9_of_the_launcher_ends_the_server():
     (["-m", "mock_servers.docs"], ROOT.parent, None),  # another folder: another mock_servers, maybe
     (["-m", "mock_servers.docs"], ROOT, {"PYTHONPATH": "/elsewhere"}),  # its own import path
     (["/tmp/exercise/mock_servers/docs.py"], ROOT, None),  # an exercise's edited copy
-    (["-c", "import runpy; runpy.run_module('mock_servers.docs')"], ROOT, None),
+    (["-c", "import mock_servers.docs; print('no run_module')"], ROOT, None),
 ], ids=["hostile", "flag", "cwd", "pythonpath", "copy", "script"])
 def test_only_what_the_parent_loaded_is_redirected(argv, cwd, env):
     assert forkserver.redirect([sys.executable, *argv], str(cwd), env) == [sys.executable, *argv]
@@ -127,4 +141,4 @@ def test_only_what_the_parent_loaded_is_redirected(argv, cwd, env):
 
 def test_a_catalog_file_path_is_redirected_too():
     argv = forkserver.redirect([sys.executable, str(ROOT / "mock_servers" / "deploy.py"), "--transport", "stdio"], str(ROOT), None)
-    assert argv[4:] == ["launch", argv[5], "mock_servers.deploy", "--transport", "stdio"], argv
+    assert argv[4:] == ["launch", argv[5], "-m", "mock_servers.deploy", "--transport", "stdio"], argv

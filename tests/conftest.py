@@ -97,6 +97,13 @@ def call_main(main, argv: list[str]) -> tuple[int, str]:
 
 
 @pytest.fixture
+def spawned():
+    """For a test about a server's own process (its sockets, its listeners): its servers are not forks (tests/forkserver.py)."""
+    with forkserver.paused():
+        yield
+
+
+@pytest.fixture
 def lesson_runner():
     return run_lesson
 

@@ -45,6 +45,8 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 import selectors
 import signal
 import socket
@@ -54,7 +56,8 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MODULES = ("mock_servers.docs", "mock_servers.deploy", "mock_servers.handbook", "mock_servers.desk",
-           "mock_servers.media", "mock_servers.notes", "mock_servers.serve")
+           "mock_servers.media", "mock_servers.notes", "mock_servers.serve", "mock_servers.protected")
+LIFELINE = "mock_servers.lifeline"  # how mock_servers.launch starts a network server: lifeline MODULE ARGS...
 FORWARDED = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1, signal.SIGUSR2)
 CONNECT_WITHIN = 60.0  # seconds a launcher waits for the parent's socket: its SDK import, on a busy machine
 HEADER = struct.Struct("!I")
@@ -64,6 +67,7 @@ HEADER = struct.Struct("!I")
 
 _parent = None  # subprocess.Popen of the parent, in the process that started it
 _socket_path: str | None = None
+_paused = False  # inside ``paused``
 
 
 def enabled() -> bool:
@@ -105,12 +109,12 @@ def redirect(argv: list[str], cwd: str | None, env: dict[str, str] | None) -> li
     ``python -c CODE ...`` whose code ends in ``runpy.run_module`` of such a module (the
     tests' servers that first check their environment or log their start).
     """
-    if _socket_path is None or len(argv) < 3 or argv[0] != sys.executable:
+    if _socket_path is None or _paused or len(argv) < 3 or argv[0] != sys.executable:
         return argv
     if os.path.abspath(cwd or os.getcwd()) != ROOT or (env or {}).get("PYTHONPATH", ROOT) != ROOT:
         return argv
     flag, rest = argv[1], argv[2:]
-    if flag == "-m" and rest[0] in MODULES:
+    if flag == "-m" and (rest[0] in MODULES or rest[0] == LIFELINE and rest[1:2] and rest[1] in MODULES):
         return _launcher("-m", *rest)
     if flag == "-c" and "runpy.run_module(" in rest[0] and any(module in " ".join(rest) for module in MODULES):
         return _launcher("-c", *rest)
@@ -125,8 +129,12 @@ def _launcher(flag: str, *rest: str) -> list[str]:
 
 
 def install() -> None:
-    """Route the harness's stdio spawns in this process through ``redirect``."""
+    """Route the harness's stdio spawns, and ``mock_servers.launch``'s network servers, in this process through ``redirect``."""
     from harness.transports import stdio
+    from mock_servers import launch
+
+    command = launch.command
+    launch.command = lambda *args, **options: redirect(command(*args, **options), None, {"PYTHONPATH": ROOT})
 
     spawn = stdio._spawn
 
@@ -134,6 +142,17 @@ def install() -> None:
         return await spawn(redirect(list(argv), options.get("cwd"), options.get("env")), **options)
 
     stdio._spawn = redirected
+
+
+@contextmanager
+def paused() -> Iterator[None]:
+    """No redirect inside: the servers started here are interpreters of their own (conftest's ``spawned``)."""
+    global _paused
+    _paused = True
+    try:
+        yield
+    finally:
+        _paused = False
 
 
 # --- the launcher: python -I -S forkserver.py launch SOCKET -m MODULE ARGS... (or -c CODE ARGS...) ----------------------
@@ -192,9 +211,14 @@ def serve(path: str, test_pid: int) -> None:
     from mock_servers.serve import server_side_sdk
 
     server_side_sdk()
-    for module in MODULES:
+    for module in (*MODULES, LIFELINE):
         importlib.import_module(module)
-    for module in MODULES:  # what they import stays; each child runs its own module afresh, as __main__
+    import uvicorn  # noqa: F401  (what a network server imports once it runs)
+    from mcp.server import sse, streamable_http_manager, transport_security  # noqa: F401
+    from sse_starlette import sse as sse_events  # noqa: F401
+    from starlette import applications, routing  # noqa: F401
+
+    for module in (*MODULES, LIFELINE):  # what they import stays; each child runs its own module afresh, as __main__
         del sys.modules[module]
     import mcp.server.runner  # noqa: F401  (what a stdio server imports once it runs)
     import mcp.server.stdio  # noqa: F401

@@ -14,10 +14,12 @@ reaped; its pipes are closed.
 from __future__ import annotations
 
 import contextlib
+import os
 import subprocess
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+import forkserver
 from limits import STOP
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -26,7 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 @contextlib.contextmanager
 def served(argv: Sequence[str]) -> Iterator[str]:
     """Run ``argv`` (a mock server over sse or http) from the repository root; yields the URL it says it is ready at."""
-    child = subprocess.Popen(list(argv), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+    child = subprocess.Popen(forkserver.redirect(list(argv), str(ROOT), dict(os.environ)), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                              cwd=ROOT, start_new_session=True, text=True)
     try:
         line = child.stdout.readline()  # READY <url>, or nothing when it died

@@ -126,6 +126,23 @@ def test_a_kill_9_of_the_launcher_ends_the_server():
         stream.close()
 
 
+def test_a_network_server_is_a_fork_that_ends_with_its_lifeline():
+    import anyio
+    from mcp.client.session import ClientSession
+    from mcp.client.streamable_http import streamable_http_client
+
+    from mock_servers.launch import serve_http
+
+    async def main():
+        async with serve_http("docs", "http") as url:
+            assert forked_children(), "expected the http server to be a fork of the parent"
+            async with streamable_http_client(url) as (read, write), ClientSession(read, write) as session:
+                assert (await session.initialize()).server_info.name == "docs"
+
+    anyio.run(main)
+    until(lambda: not forked_children(), "the forked http server gone once serve_http left")
+
+
 @pytest.mark.parametrize("argv, cwd, env", [
     (["-m", "mock_servers.hostile", "--transport", "stdio"], ROOT, None),  # not loaded: it starts helpers of its own
     (["-u", "-m", "mock_servers.docs"], ROOT, None),  # an interpreter flag

@@ -2,7 +2,9 @@
 
 A plain SDK client checks each transport; the fault switches are driven with raw JSON-RPC
 lines so every byte and the exit code are visible. After every test no process started by
-it is left, not even a zombie. Waits are deadlines on events, never bare sleeps.
+it is left, not even a zombie. Waits are deadlines on events, never bare sleeps. The servers
+here are interpreters of their own, not forks (``spawned``, tests/forkserver.py): what is
+tested is their process, down to its listening sockets.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ DEADLINE = RUN  # seconds for a server to start, answer or exit (tests/limits.py
 
 # --- processes: no orphans, no zombies (tests/leaks.py), loopback only ------------------------
 
-pytestmark = pytest.mark.usefixtures("no_process_left")
+pytestmark = pytest.mark.usefixtures("no_process_left", "spawned")
 
 
 def _server_pid() -> str:

@@ -18,7 +18,9 @@ stands for the server to whoever spawned it:
 - SIGTERM, SIGINT, SIGHUP, SIGQUIT and SIGUSR1/2 sent to it go on to the child;
 - it exits as the child did: the same code, or killed by the same signal;
 - a ``kill -9`` of the launcher ends the child too: the child holds the other end of the
-  launcher's socket and kills itself when that end closes.
+  launcher's socket and kills itself when that end closes;
+- and whatever happens, a child ends with the parent (``PR_SET_PDEATHSIG``), which ends with
+  the test process, so even a server a broken test leaks is gone when the session is.
 
 So a server's exit code, its stderr, its stop on end of input or SIGTERM, and a crash look
 the same to the harness as with a spawned interpreter. What differs: the child is the
@@ -307,6 +309,9 @@ def _child(conn: socket.socket, request: dict, fds: list[int]) -> None:
     import runpy
     import threading
 
+    import ctypes
+
+    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG: a leaked child still ends with the parent
     signal.set_wakeup_fd(-1)
     for sig in (signal.SIGCHLD, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1, signal.SIGUSR2):
         signal.signal(sig, signal.SIG_DFL)

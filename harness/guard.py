@@ -49,6 +49,7 @@ from pydantic import ValidationError
 
 from harness import echo, nesting
 from harness.spec import Limits
+from harness.transcript import compiled
 from harness.wire import InvalidFrame, ReadWrapper, StreamWrapper
 
 HANDSHAKE_VERSION = "2025-11-25"  # what the SDK assumes before initialize has answered
@@ -276,10 +277,13 @@ class _Out(StreamWrapper):
         await self._inner.send(item)
 
 
+_ENCODE = compiled(json.JSONEncoder(ensure_ascii=False, check_circular=False, default=str))
+
+
 def _encodes(value: Any) -> bool:
     """True when ``value`` encodes as UTF-8 JSON: the common case, in C; False sends ``unsendable`` looking."""
     try:
-        json.dumps(value, ensure_ascii=False, check_circular=False, default=str).encode("utf-8")
+        _ENCODE(value).encode("utf-8")
     except (UnicodeEncodeError, TypeError, ValueError):
         return False
     return True

@@ -157,7 +157,7 @@ class WireTap:
             sink.output(lambda: file.write(line + "\n"))  # held with the transcript's lines, when it holds
 
     def _renumber(self, server: str, direction: str, message: dict[str, Any]) -> dict[str, Any]:
-        ids = self._ids.setdefault(server, _Ids())
+        ids = self._ids.get(server) or self._ids.setdefault(server, _Ids())  # not setdefault alone: it would build an _Ids per frame
         if "id" in message and message["id"] is not None:
             answer = "method" not in message
             ours = answer != (direction == "send")  # our request, or the answer to one

@@ -484,6 +484,10 @@ def bench_lessons(rounds: int, warm: bool = True) -> list[dict[str, Any]]:
     import tempfile
 
     env = {**os.environ, "PYTHONHASHSEED": "0", "PYTHONUTF8": "1"}
+    # The warm-up writes the bytecode caches, as a user's first run does: with PYTHONDONTWRITEBYTECODE
+    # inherited (some shells and containers set it), every round compiled the harness from source,
+    # and s19 to s22 counted 709M to 743M instructions instead of 569M to 584M (callgrind).
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     cores = os.cpu_count() or 1
 
     def wall(argv: list[str]) -> float:

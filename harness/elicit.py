@@ -106,7 +106,26 @@ class InputRounds(Mechanism):
         self._say, self._name = conn.say, conn.name
 
     async def send(self, call: Call, proceed: Send) -> Any:
+        # The first request as rounds() would send it. A result that asks for nothing (nearly
+        # every call) is the call's at once: no round is built for it, since this runs per call.
+        first: Any
+        try:
+            first = await proceed(call, input_responses=None, request_state=None, allow_input_required=True)
+        except MCPError as exc:
+            if exc.code != types.URL_ELICITATION_REQUIRED:
+                raise
+            first = exc
+        else:
+            if not isinstance(first, types.InputRequiredResult):
+                return first
+
         async def again(responses: dict[str, Any] | None, state: str | None) -> Any:
+            nonlocal first
+            if first is not None:  # round 1 was sent above: its outcome, as if sent now
+                outcome, first = first, None
+                if isinstance(outcome, MCPError):
+                    raise outcome
+                return outcome
             return await proceed(call, input_responses=responses, request_state=state, allow_input_required=True)
 
         def told(number: int, requests: Mapping[str, Any]) -> None:  # the 2026-07-28 round, named: it looks like any form otherwise

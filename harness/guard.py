@@ -36,13 +36,13 @@ schemas the Messages API refuses (a later step reshapes them), names (s21 does).
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import mcp_types as types
+import pydantic_core
 from mcp.shared.message import SessionMessage
 from mcp_types.methods import validate_server_result
 from pydantic import ValidationError
@@ -277,9 +277,14 @@ class _Out(StreamWrapper):
 
 
 def _encodes(value: Any) -> bool:
-    """True when ``value`` encodes as UTF-8 JSON: the common case, in C; False sends ``unsendable`` looking."""
+    """True when ``value`` encodes as UTF-8 JSON: the common case, in Rust; False sends ``unsendable`` looking.
+
+    pydantic-core's encoder refuses a lone surrogate anywhere, keys too (``surrogates not
+    allowed``), in half the instructions of the json module's; what it refuses for another
+    reason (a value no JSON carries) is looked at too, and ``unsendable`` alone decides.
+    """
     try:
-        json.dumps(value, ensure_ascii=False, check_circular=False, default=str).encode("utf-8")
-    except (UnicodeEncodeError, TypeError, ValueError):
+        pydantic_core.to_json(value)
+    except (TypeError, ValueError):  # PydanticSerializationError is a ValueError
         return False
     return True

@@ -33,6 +33,7 @@ Introduced by s19. Not handled here: colour, paging, very long outputs (s32).
 from __future__ import annotations
 
 import json
+import json.encoder
 import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -44,9 +45,29 @@ from harness.redact import Redactor, alternation, clean, probe
 
 _GROUP: ContextVar[str | None] = ContextVar("transcript_group", default=None)
 _HOSTS = ("127.0.0.1", "localhost", "[::1]")
+
+
+def compiled(encoder: json.JSONEncoder) -> Callable[[Any], str]:
+    """``encoder.encode``, with the C encoder it builds on every call built once instead.
+
+    The same text: ``JSONEncoder.encode`` makes this very C encoder for each value (its
+    one-shot path). Without the C module (another Python), it is ``encoder.encode`` itself.
+    No circular check: a cycle ends in RecursionError instead of ValueError (our values
+    come from JSON and pydantic dumps, which have none).
+    """
+    make = json.encoder.c_make_encoder
+    if make is None:
+        return encoder.encode
+    strings = json.encoder.encode_basestring_ascii if encoder.ensure_ascii else json.encoder.encode_basestring
+    made = make(None, encoder.default, strings, encoder.indent, encoder.key_separator, encoder.item_separator,
+                encoder.sort_keys, encoder.skipkeys, encoder.allow_nan)
+    return lambda value: "".join(made(value, 0))
+
+
 # Made once (json.dumps(**options) builds one per call). Its separators are dumps's: the
 # wire tap builds a frame's line around a message encoded by it, and --wire prints that text.
 ENCODER = json.JSONEncoder(sort_keys=True, ensure_ascii=False, default=str)
+ENCODE = compiled(ENCODER)  # every frame is encoded with it at least once: the C encoder is built here, not per frame
 _PORT = re.compile(r"\b(127\.0\.0\.1|localhost|\[::1\]):\d+")
 
 
@@ -106,11 +127,11 @@ class Transcript:
         in it could change (the usual case), it is returned as it is, without visiting
         each string, and the same JSON is the line.
         """
-        text = ENCODER.encode(value)
+        text = ENCODE(value)
         if not self.dirty(text):
             return value, text
         value = clean(value, self._text)
-        return value, ENCODER.encode(value)
+        return value, ENCODE(value)
 
     def dirty(self, json_text: str) -> bool:
         """Could cleaning change anything in this JSON text? (False: certainly not.)"""

@@ -39,11 +39,10 @@ from types import TracebackType
 from typing import Any, TextIO
 
 from harness.errors import UsageError
-from harness.transcript import ENCODER, Transcript
+from harness.transcript import ENCODE, Transcript
 
 Sink = Callable[[str, str, dict[str, Any]], None]  # (server, direction, message)
 SUBSCRIPTION = "io.modelcontextprotocol/subscriptionId"  # in _meta: the listen request a 2026-07-28 notification belongs to
-_ENCODE = ENCODER.encode
 
 
 class InvalidFrame(ValueError):
@@ -104,6 +103,7 @@ class WireTap:
         self._events = events
         self._headers = frozenset(headers)  # s34: servers over HTTP whose requests' own headers are shown (MCP-Protocol-Version...)
         self._ids: dict[str, _Ids] = {}
+        self._quoted: dict[str, str] = {}  # each server's name as JSON
 
     def trace(self, server: str) -> Callable[[str], None] | None:
         """The transport's events for ``server`` as notes (``docs: GET /sse: 200 OK``), or None if not asked for."""
@@ -143,8 +143,10 @@ class WireTap:
         if headers:
             event, line = sink.clean_json({**event, "headers": dict(headers)})
         else:
-            text = _ENCODE(message)
-            line = f'{{"direction": "{direction}", "kind": "frame", "message": {text}, "server": {_ENCODE(server)}}}'
+            text = ENCODE(message)
+            if (quoted := self._quoted.get(server)) is None:  # the end of every line of this server's frames: encoded once
+                quoted = self._quoted[server] = ENCODE(server)
+            line = f'{{"direction": "{direction}", "kind": "frame", "message": {text}, "server": {quoted}}}'
             if sink.dirty(line):
                 event, line = sink.clean_json(event)
                 text = None
@@ -155,7 +157,7 @@ class WireTap:
             sink.output(lambda: file.write(line + "\n"))  # held with the transcript's lines, when it holds
 
     def _renumber(self, server: str, direction: str, message: dict[str, Any]) -> dict[str, Any]:
-        ids = self._ids.setdefault(server, _Ids())
+        ids = self._ids.get(server) or self._ids.setdefault(server, _Ids())  # not setdefault alone: it would build an _Ids per frame
         if "id" in message and message["id"] is not None:
             answer = "method" not in message
             ours = answer != (direction == "send")  # our request, or the answer to one

@@ -47,14 +47,14 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
-from contextlib import contextmanager
 import selectors
 import signal
 import socket
 import struct
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MODULES = ("mock_servers.docs", "mock_servers.deploy", "mock_servers.handbook", "mock_servers.desk",
@@ -107,9 +107,10 @@ def parent_pid() -> int | None:
 def redirect(argv: list[str], cwd: str | None, env: dict[str, str] | None) -> list[str]:
     """``argv``, or the launcher's command for it when it runs a catalog server the parent has loaded.
 
-    Two shapes are taken: ``python -m mock_servers.NAME ...`` (or the module's file), and
-    ``python -c CODE ...`` whose code ends in ``runpy.run_module`` of such a module (the
-    tests' servers that first check their environment or log their start).
+    Three shapes are taken: ``python -m mock_servers.NAME ...`` (or the module's file);
+    ``python -m mock_servers.lifeline mock_servers.NAME ...`` (a network server of
+    ``mock_servers.launch``); and ``python -c CODE ...`` whose code ends in ``runpy.run_module``
+    of such a module (the tests' servers that first check their environment or log their start).
     """
     if _socket_path is None or _paused or len(argv) < 3 or argv[0] != sys.executable:
         return argv
@@ -121,8 +122,9 @@ def redirect(argv: list[str], cwd: str | None, env: dict[str, str] | None) -> li
     if flag == "-c" and "runpy.run_module(" in rest[0] and any(module in " ".join(rest) for module in MODULES):
         return _launcher("-c", *rest)
     here = os.path.abspath(flag)
-    if os.path.dirname(here) == os.path.join(ROOT, "mock_servers") and "mock_servers." + os.path.basename(here)[:-3] in MODULES:
-        return _launcher("-m", "mock_servers." + os.path.basename(here)[:-3], *rest)
+    module = "mock_servers." + os.path.basename(here).removesuffix(".py")
+    if here.endswith(".py") and os.path.dirname(here) == os.path.join(ROOT, "mock_servers") and module in MODULES:
+        return _launcher("-m", module, *rest)
     return argv
 
 

@@ -55,7 +55,7 @@ def pytest_xdist_auto_num_workers(config):
     Many slow tests wait on a child with the CPU idle: a lesson reaching the phase a signal
     is sent in, a grace before SIGKILL, a server's shutdown. Two more workers fill those
     waits. On 2 cores, the whole suite took 150 s with 2 workers and 128 s with 4, one run
-    after the other on the same quiet machine. The fast lane (``-m "not slow"``) starts no child, so it
+    after the other on the same machine. The fast lane (``-m "not slow"``) starts no child, so it
     has no wait to fill: a worker a core (16 s, against 20 s with 4).
     """
     cores = os.cpu_count() or 1

@@ -556,12 +556,19 @@ def _escape(pidfile: str) -> None:
     import os
     import signal
 
+    left, told = os.pipe()
     pid = os.fork()
     if pid:
+        os.close(told)
+        os.read(left, 1)  # the helper has its own session now: only then is its pid told
+        os.close(left)
         with open(pidfile, "w") as f:
             f.write(str(pid))
         return
+    os.close(left)
     os.setsid()
+    os.write(told, b"x")
+    os.close(told)
     signal.signal(signal.SIGHUP, signal.SIG_IGN)
     devnull = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1):

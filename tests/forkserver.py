@@ -204,11 +204,10 @@ def launch(path: str, flag: str, args: list[str]) -> None:
 
 def serve(path: str, test_pid: int) -> None:
     """Import the servers, then fork one per launcher that connects; tell each launcher its pid and end."""
-    import ctypes
     import importlib
     import threading
 
-    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG: end with the test process
+    _end_with_parent()  # the test process
     if os.getppid() != test_pid:
         os._exit(0)
     sys.path.insert(0, ROOT)
@@ -272,6 +271,13 @@ def serve(path: str, test_pid: int) -> None:
         _reap(waiting)
 
 
+def _end_with_parent() -> None:
+    """``PR_SET_PDEATHSIG``: the kernel sends SIGKILL when the parent dies (as ``mock_servers.lifeline``, without its thread)."""
+    import ctypes
+
+    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)
+
+
 def _receive(conn: socket.socket) -> tuple[dict, list[int]]:
     data, fds, _, _ = socket.recv_fds(conn, 1 << 16, 3)
     if len(fds) != 3 or len(data) < HEADER.size:
@@ -311,9 +317,9 @@ def _child(conn: socket.socket, request: dict, fds: list[int]) -> None:
     import runpy
     import threading
 
-    import ctypes
+    from harness.exits import exit_now
 
-    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG: a leaked child still ends with the parent
+    _end_with_parent()  # this parent: a leaked child still ends with it
     signal.set_wakeup_fd(-1)
     for sig in (signal.SIGCHLD, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1, signal.SIGUSR2):
         signal.signal(sig, signal.SIG_DFL)
@@ -357,12 +363,7 @@ def _child(conn: socket.socket, request: dict, fds: list[int]) -> None:
 
         traceback.print_exc()
         code = 1
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except (OSError, ValueError):
-            pass
-    os._exit(code)
+    exit_now(code)
 
 
 def _new_stdio() -> None:

@@ -1,8 +1,9 @@
 """The transport seam: a registry of named transports, each in its own module.
 
 A transport is a function ``open(spec, context)`` that returns an async context manager
-yielding ``(read, write)``: the two memory streams of JSON-RPC messages that the SDK's
-``ClientSession`` takes (the SDK's own shape). It opens whatever carries the frames (a
+yielding ``(read, write)``: the two streams of JSON-RPC messages that the SDK's
+``ClientSession`` takes (``receive()`` and ``send()``, the shape of the SDK's memory streams;
+stdio's are the pipes themselves, with no task between). It opens whatever carries the frames (a
 child process, an event stream, HTTP requests) and closes it when the block ends.
 
     stdio   harness/transports/stdio.py   a child process, JSON-RPC lines     s23

@@ -30,25 +30,50 @@ class FrameTooLarge(Exception):
         self.limit = limit
 
 
+class Lines:
+    """The cutter itself, fed one chunk at a time: what ``lines`` iterates with, and stdio's reader keeps.
+
+    ``feed(chunk)`` hands it the next chunk; ``next()`` returns the next line that chunk ends
+    (without its ``\\n``), or None once the chunk is used up, its tail kept for the next one;
+    ``FrameTooLarge`` once a line passes ``limit`` bytes. Nothing here awaits, so a reader
+    cancelled while it waits for a chunk loses no byte.
+    """
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self._pieces: list[bytes] = []  # the line so far: joined once, when it ends
+        self._held = 0  # bytes in _pieces
+        self._chunk = b""
+        self._start = 0  # where the unread part of _chunk begins
+
+    def feed(self, chunk: bytes) -> None:
+        self._chunk, self._start = chunk, 0
+
+    def next(self) -> bytes | None:
+        chunk, start = self._chunk, self._start
+        if (end := chunk.find(b"\n", start)) != -1:
+            if self._held + end - start > self.limit:
+                raise FrameTooLarge(self.limit)
+            self._start = end + 1
+            if not self._pieces:
+                return chunk[start:end]
+            self._pieces.append(chunk[start:end])
+            line = b"".join(self._pieces)
+            self._pieces, self._held = [], 0
+            return line
+        if start < len(chunk):
+            self._held += len(chunk) - start
+            if self._held > self.limit:
+                raise FrameTooLarge(self.limit)
+            self._pieces.append(chunk[start:] if start else chunk)
+        self._chunk, self._start = b"", 0
+        return None
+
+
 async def lines(chunks: AsyncIterable[bytes], limit: int) -> AsyncIterator[bytes]:
     """Each line of ``chunks`` without its ``\\n``; ``FrameTooLarge`` once one passes ``limit`` bytes."""
-    pieces: list[bytes] = []  # the line so far: joined once, when it ends
-    held = 0  # bytes in pieces
+    cutter = Lines(limit)
     async for chunk in chunks:
-        start = 0
-        while (end := chunk.find(b"\n", start)) != -1:
-            if held + end - start > limit:
-                raise FrameTooLarge(limit)
-            if pieces:
-                pieces.append(chunk[start:end])
-                line = b"".join(pieces)
-                pieces, held = [], 0
-            else:
-                line = chunk[start:end]
+        cutter.feed(chunk)
+        while (line := cutter.next()) is not None:
             yield line
-            start = end + 1
-        if start < len(chunk):
-            held += len(chunk) - start
-            if held > limit:
-                raise FrameTooLarge(limit)
-            pieces.append(chunk[start:] if start else chunk)

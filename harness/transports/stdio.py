@@ -25,6 +25,11 @@ Python that ask the kernel to SIGKILL it when the harness dies (``PR_SET_PDEATHS
 then ``exec`` the server itself: same pid, same process group, and every stdio server
 gets it, ours or a third party's.
 
+The session's two streams are the pipes themselves: a message is written to stdin by the
+task that sends it, and stdout is read and parsed by the task that receives (the SDK's
+reader). No pump task and no memory stream sit between, so a call costs no extra hop of
+the event loop each way (the SDK's own ``stdio_client`` has a task each way, issue 23).
+
 With ``Context.trace`` set (s23's default run), the spawn is told as a note. The stop is
 not: servers stop in parallel, and whether one exits on end of input within
 ``exit_grace`` or needs the SIGTERM depends on the machine's load.
@@ -57,8 +62,8 @@ from harness.errors import ServerError
 from harness.spec import ServerSpec, Timeouts
 from harness.transports import Streams
 from harness.transports.context import Context
-from harness.transports.lines import FrameTooLarge, lines
-from harness.wire import InvalidFrame
+from harness.transports.lines import FrameTooLarge, Lines
+from harness.wire import InvalidFrame, ReadWrapper
 
 
 def _resolve(spec: ServerSpec, env: Mapping[str, str]) -> str:
@@ -163,44 +168,79 @@ async def open_stdio(spec: ServerSpec, context: Context) -> AsyncIterator[Stream
     if context.trace is not None:  # s23's default run: the mechanism in words (no pid: it differs every run)
         context.trace(f"spawned `{spec.where()}` in a process group of its own; JSON-RPC lines on its stdin and stdout, "
                       "its stderr kept in a file for error messages")
-    to_session, from_server = anyio.create_memory_object_stream[SessionMessage | Exception](0)
-    to_server, from_session = anyio.create_memory_object_stream[SessionMessage](0)
-
-    async def pump_stdout() -> None:
-        async with to_session:
-            with suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
-                try:
-                    async for line in lines(process.stdout, context.limits.frame):  # linear, each line capped
-                        if line.strip():
-                            await to_session.send(_parse(line.decode("utf-8", errors="replace")))
-                except FrameTooLarge as exc:  # the rest of that line cannot be read as a frame: end here
-                    context.fault = f"sent {exc} ({context.limits.explain('frame')})"
-        # Leaving closes to_session: the session sees end-of-stream and fails pending requests.
-
-    async def pump_stdin() -> None:
-        try:
-            async with from_session:
-                async for message in from_session:
-                    line = message.message.model_dump_json(by_alias=True, exclude_unset=True) + "\n"
-                    await process.stdin.send(line.encode())
-        except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
-            await to_session.aclose()  # the server stopped reading: end the session's stream too
-
+    from_server, to_server = _FromServer(process, context), _ToServer(process)
     try:
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(pump_stdout)
-            tg.start_soon(pump_stdin)
-            try:
-                yield from_server, to_server
-            finally:
-                with anyio.CancelScope(shield=True):  # must finish even when we are being cancelled
-                    await stop(process, timeouts)
-                    await stop_marked(marker, timeouts)
-                tg.cancel_scope.cancel()
+        try:
+            yield from_server, to_server
+        finally:
+            with anyio.CancelScope(shield=True):  # must finish even when we are being cancelled
+                await stop(process, timeouts)
+                await stop_marked(marker, timeouts)
     finally:  # on an error too: the process and its pipes are closed while the event loop still runs
         with anyio.move_on_after(timeouts.kill_grace, shield=True):
             await _drain(process.stdout)
             await process.aclose()
+
+
+class _FromServer(ReadWrapper):
+    """The session's read stream: the server's stdout, a line at a time, each parsed as a message.
+
+    Read in the task that receives (the SDK's reader), with no pump task between: a frame
+    reaches the session in the same step that reads it. A bad line is passed along as a
+    value (the session skips it; the tap records it). The end of stdout, or a line over the
+    frame limit (``Context.fault`` says so), ends it.
+    """
+
+    def __init__(self, process: Any, context: Context) -> None:
+        super().__init__(process.stdout)
+        self._lines = Lines(context.limits.frame)  # linear, each line capped
+        self._context = context
+
+    async def receive(self) -> SessionMessage | Exception:
+        cutter, stdout = self._lines, self._inner
+        try:
+            while True:
+                if (line := cutter.next()) is None:
+                    cutter.feed(await stdout.receive())
+                elif line.strip():
+                    return _parse(line.decode("utf-8", errors="replace"))
+        except FrameTooLarge as exc:  # the rest of that line cannot be read as a frame: end here
+            self._context.fault = f"sent {exc} ({self._context.limits.explain('frame')})"
+            raise anyio.EndOfStream from None
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+            raise anyio.EndOfStream from None
+
+    async def aclose(self) -> None:
+        pass  # the stop closes the pipe, after the server has gone
+
+    def close(self) -> None:
+        pass
+
+
+class _ToServer:
+    """The session's write stream: each message one line on the server's stdin, written by the sender."""
+
+    def __init__(self, process: Any) -> None:
+        self._process = process
+
+    async def send(self, message: SessionMessage) -> None:
+        line = message.message.model_dump_json(by_alias=True, exclude_unset=True) + "\n"
+        try:
+            await self._process.stdin.send(line.encode())
+        except OSError:  # the server stopped reading (EPIPE): the request fails as the connection lost
+            raise anyio.BrokenResourceError from None
+
+    async def aclose(self) -> None:
+        pass  # the stop closes stdin, in the spec's order
+
+    def close(self) -> None:
+        pass
+
+    async def __aenter__(self) -> _ToServer:
+        return self
+
+    async def __aexit__(self, *exc_info: Any) -> None:
+        pass
 
 
 async def _drain(stdout: Any) -> None:

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from mcp.client.session import ClientSession
     from mcp.shared.exceptions import MCPError
 
+    from harness.connection import Deadline
     from harness.results import ToolResult
 
 # The first one's call hook is the outermost: a lost session is reconnected (s28) before a
@@ -43,13 +44,11 @@ class Call:
     arguments: dict[str, Any]
     where: str  # "server 'docs': tool 'search'", for messages
     progressed: Callable[[float, float | None, str | None], Awaitable[None]]
-    scope: anyio.CancelScope
+    deadline: Deadline  # the call timeout (harness.connection.Deadline)
     limit: float
 
     def restart(self) -> None:
-        import anyio
-
-        self.scope.deadline = anyio.current_time() + self.limit
+        self.deadline.restart()
 
 
 Proceed = Callable[[], Awaitable["ToolResult"]]

@@ -5,9 +5,9 @@ SSE stream), and a GET stream carries what the server sends on its own. The answ
 ``initialize`` carries an ``Mcp-Session-Id`` header that every later request sends back.
 
 Sessions can end on the server's side. A 404 on a request that carried *our* session id
-means the server forgot it: ``SessionWatch`` sees that at the HTTP layer (an httpx2
-response hook), whatever JSON-RPC error the body holds, and the connection re-initializes
-and retries the call once. Real servers also say it with a 400 whose body names the
+means the server forgot it: ``SessionWatch`` sees that at the HTTP layer (``web.Bounded``
+tells it of each response), whatever JSON-RPC error the body holds, and the connection
+re-initializes and retries the call once. Real servers also say it with a 400 whose body names the
 session (the reference server-everything: ``-32000 Bad Request: No valid session ID
 provided``, with no id): a 400 to our id whose body names an invalid, unknown, expired or
 missing session counts too. A 404 to a request without our id (a wrong URL, another
@@ -51,8 +51,9 @@ class SessionWatch:
         self.status = 0  # the HTTP status that said so: 404, or a 400 naming the session
 
     async def on_response(self, response: httpx2.Response) -> None:
-        sent = response.request.headers.get("mcp-session-id")
-        if sent is not None and sent == self.session_id and await self._forgot(response):
+        """Told of every response (by ``web.Bounded``). Only a 400 or 404 has its request looked at."""
+        if (response.status_code in (400, 404) and self.session_id is not None
+                and response.request.headers.get("mcp-session-id") == self.session_id and await self._forgot(response)):
             self.expired, self.status = True, response.status_code
         elif self.session_id is None and (given := response.headers.get("mcp-session-id")):
             self.session_id = given
@@ -79,8 +80,7 @@ async def open_http(spec: ServerSpec, context: Context) -> AsyncIterator[Streams
     watch = context.watch = SessionWatch()
     timeout = httpx2.Timeout(context.timeouts.connect, read=STREAM_READ_TIMEOUT)
     web.quiet_sdk("mcp.client.streamable_http")
-    async with httpx2.AsyncClient(headers=dict(spec.headers), auth=context.auth, timeout=timeout, transport=web.Bounded(context),
-                                  event_hooks={"response": [watch.on_response]}) as http:
+    async with web.client(spec.headers, context, timeout, watch.on_response) as http:
         # terminate_on_close=False: we DELETE ourselves, and skip it for a forgotten session.
         async with streamable_http_client(spec.url or "", http_client=http, terminate_on_close=False,
                                           max_sse_event_size=context.limits.frame) as streams:

@@ -139,8 +139,7 @@ async def open_sse(spec: ServerSpec, context: Context) -> AsyncIterator[Streams]
                 except (anyio.ClosedResourceError, anyio.BrokenResourceError):
                     pass
 
-    async with httpx2.AsyncClient(headers=dict(spec.headers), auth=context.auth, timeout=timeout,
-                                  transport=web.Bounded(context)) as http, anyio.create_task_group() as tg:
+    async with web.client(spec.headers, context, timeout) as http, anyio.create_task_group() as tg:
         tg.start_soon(read_events)
         with anyio.move_on_after(context.timeouts.connect):
             await ready.wait()

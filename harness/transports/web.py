@@ -14,10 +14,11 @@ response it:
   reading raises ``BodyTooLarge`` at once. An event stream is capped per event instead,
   by httpx2's ``EventSource(max_event_size=...)``, which both transports set.
 - decodes a compressed body itself, before any of that: each request asks for
-  ``gzip, deflate`` only, and a body in either is inflated a piece at a time (at most
-  ``PIECE`` bytes from one step), so every limit counts decoded bytes. A body of 200 KB
-  that inflates to 200 MB fails at the frame limit with a few megabytes in memory, never
-  after it was inflated. A body in an encoding we did not ask for fails that request.
+  ``gzip, deflate`` only (``client`` makes it the client's default), and a body in
+  either is inflated a piece at a time (at most ``PIECE`` bytes from one step), so every
+  limit counts decoded bytes. A body of 200 KB that inflates to 200 MB fails at the frame
+  limit with a few megabytes in memory, never after it was inflated. A body in an
+  encoding we did not ask for fails that request.
 
 ``shown`` is how a message shows an HTTP error: status, then the first ``EXCERPT``
 characters of the body, escaped by ``harness.echo``, so a server's text cannot move the
@@ -32,7 +33,7 @@ from __future__ import annotations
 import json
 import logging
 import zlib
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
 from typing import Any
 
 import anyio
@@ -71,28 +72,47 @@ def request_id(request: httpx2.Request) -> Any:
     return message.get("id") if isinstance(message, dict) and "method" in message else None
 
 
+OnResponse = Callable[[httpx2.Response], Awaitable[None]]  # told of each response, an error's body in memory
+
+
+def client(headers: Mapping[str, str], context: Context, timeout: httpx2.Timeout, on_response: OnResponse | None = None) -> httpx2.AsyncClient:
+    """The httpx2 client of one session (sse or http): over ``Bounded``, asking for ``ENCODINGS`` only.
+
+    Accept-Encoding is a default of the client, so every request it builds (the SDK's, the
+    auth flow's) carries it, and a server's own ``headers`` cannot ask for more.
+    """
+    asked = httpx2.Headers(headers)
+    asked["accept-encoding"] = ENCODINGS
+    return httpx2.AsyncClient(headers=asked, auth=context.auth, timeout=timeout, transport=Bounded(context, on_response))
+
+
 class Bounded(httpx2.AsyncBaseTransport):
     """An httpx2 transport that bounds bodies and notes HTTP errors (see the module docstring)."""
 
-    def __init__(self, context: Context, inner: httpx2.AsyncBaseTransport | None = None) -> None:
+    def __init__(self, context: Context, on_response: OnResponse | None = None, inner: httpx2.AsyncBaseTransport | None = None) -> None:
         self._frame, self._within, self._errors = context.limits.frame, context.timeouts.connect, context.errors
         self._too_large = f"a frame over {size(self._frame)} ({context.limits.explain('frame')})"
+        self._on_response = on_response  # http's session watch
         self._inner = inner or httpx2.AsyncHTTPTransport()
 
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
-        request.headers["accept-encoding"] = ENCODINGS
         response = await self._inner.handle_async_request(request)
-        if codings := [c.strip().lower() for c in response.headers.get_list("content-encoding", split_commas=True)]:
+        headers = response.headers
+        if headers.get("content-encoding") is not None:
             # Decoded here, so the caps below count what the body inflates to; httpx2 sees plain bytes.
-            del response.headers["content-encoding"]
+            codings = [c.strip().lower() for c in headers.get_list("content-encoding", split_commas=True)]
+            del headers["content-encoding"]
             response.stream = _Decoded(response.stream, [c for c in codings if c != "identity"], self._too_large)
         if response.status_code >= 400:
             body = await self._error_body(response)
             response.stream = httpx2.ByteStream(body)
             if (key := request_id(request)) is not None:
                 self._note(key, shown(response.status_code, body))
-        elif not response.headers.get("content-type", "").lower().startswith("text/event-stream"):
+        elif not headers.get("content-type", "").lower().startswith("text/event-stream"):
             response.stream = _Capped(response.stream, self._frame, self._too_large)
+        if self._on_response is not None:
+            response.request = request
+            await self._on_response(response)
         return response
 
     async def aclose(self) -> None:

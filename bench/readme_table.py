@@ -27,6 +27,8 @@ def render(report: dict) -> str:
         ratio = "" if row["ratio"] is None else f"{row['ratio']:.2f}"
         if "floor" in row:
             ratio += f" of its floor {row['floor']} s"
+        if "designed floor" in row:
+            ratio += f"; {row['designed ratio']:.2f} of {row['designed floor']} s by design ({row['by design']})"
         cpu = f"{row['cpu']} us ({row['cpu ratio']:.2f})" if "cpu" in row else ""
         lines.append(f"| {case if case != last else ''} | {row['contender']} | {row['value']} {row['unit']} | {ratio} | {cpu} |")
         last = case

@@ -480,6 +480,16 @@ HARNESS_IMPORT = {  # what a lesson loads before its session does anything: the 
 }
 
 
+# Lessons whose story makes them wait, or start their servers one after another, on purpose: the
+# floor above assumes every server's start-up overlaps and nothing waits. For these the row also
+# gives a floor by design: "serial" (the harness import plus every server's CPU in turn), or a
+# number of seconds of designed wait added to the floor. The ratio to the plain floor stays beside it.
+BY_DESIGN: dict[str, tuple[str | float, str]] = {
+    "s26": ("serial", "its servers start one after another: the protected server, then deploy at the model's connect_mcp"),
+    "s28": (1.0, "the search server's 1 s connect timeout runs out on purpose"),
+}
+
+
 def bench_lessons(rounds: int, warm: bool = True) -> list[dict[str, Any]]:
     import tempfile
 
@@ -518,9 +528,15 @@ def bench_lessons(rounds: int, warm: bool = True) -> list[dict[str, Any]]:
             for name in commands if name not in servers]
     for lesson in lessons:
         server_cpu = statistics.median(servers[lesson])
-        floor = med["import: with servers" if server_cpu > 0.05 else "import: in process"] + server_cpu / cores
-        rows.append({"section": "lessons", "case": "cold interpreter", "contender": lesson, "value": round(med[lesson], 2), "unit": "s",
-                     "ratio": round(med[lesson] / floor, 2), "floor": round(floor, 2), "server cpu": round(server_cpu, 2)})
+        imported = med["import: with servers" if server_cpu > 0.05 else "import: in process"]
+        floor = imported + server_cpu / cores
+        row = {"section": "lessons", "case": "cold interpreter", "contender": lesson, "value": round(med[lesson], 2), "unit": "s",
+               "ratio": round(med[lesson] / floor, 2), "floor": round(floor, 2), "server cpu": round(server_cpu, 2)}
+        if lesson in BY_DESIGN:
+            how, why = BY_DESIGN[lesson]
+            designed = imported + server_cpu if how == "serial" else floor + float(how)
+            row.update({"designed floor": round(designed, 2), "designed ratio": round(med[lesson] / designed, 2), "by design": why})
+        rows.append(row)
     return rows
 
 
@@ -546,6 +562,8 @@ def table(rows: list[dict[str, Any]]) -> str:
         cpu = f"{row['cpu']} {row['cpu unit']}" if "cpu" in row else ""
         cpu_ratio = f"{row['cpu ratio']:.2f}" if "cpu ratio" in row else ""
         floor = f"{row['floor']} s (servers' CPU {row['server cpu']} s)" if "floor" in row else ""
+        if "designed floor" in row:
+            floor += f"; by design {row['designed floor']} s, ratio {row['designed ratio']:.2f}: {row['by design']}"
         lines.append(f"| {row['section']} | {row['case']} | {row['contender']} | {row['value']} | {row['unit']} | {ratio} | {cpu} | {cpu_ratio} | {floor} |")
     return "\n".join(lines)
 

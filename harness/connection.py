@@ -308,7 +308,10 @@ class MCPConnection(SessionOwner):
                 self._progress(f"{self.name}/{tool}: {done}" + (f": {printable(message, 100)}" if message else ""))
 
         try:
-            result = await self._send(Call(session, tool, arguments, where, progressed, deadline, limit))
+            try:
+                result = await self._send(Call(session, tool, arguments, where, progressed, deadline, limit))
+            finally:
+                deadline.close()  # before any handler below waits (an exit code): the timeout is the request's only
         except asyncio.CancelledError:
             if not deadline.expired():
                 raise  # cancelled from outside (Ctrl-C, a closing hub): not ours to turn into an error
@@ -321,8 +324,6 @@ class MCPConnection(SessionOwner):
             if (why := refused_result(exc)) is None:
                 raise  # not a judgement of a result: a bug, which must show
             raise ToolError(f"{where}: {why}") from None
-        finally:
-            deadline.close()
         return ToolResult(
             content=tuple(block.model_dump(by_alias=True, mode="json", exclude_none=True) for block in result.content),
             structured=result.structured_content,

@@ -10,9 +10,11 @@ hangs is test_transport's and test_lifecycle's.
 from __future__ import annotations
 
 import asyncio
+import math
 
 import anyio
 import pytest
+from limits import scaled
 
 from harness.connection import Deadline
 
@@ -76,13 +78,15 @@ def test_an_outer_cancel_in_the_same_step_as_the_timeout_ends_the_scope_at_the_n
 
 
 def test_restart_moves_the_timeout_on_and_close_stops_it() -> None:
+    limit = scaled(0.1)  # a step of 0.1 s would have to stall this long to let it fire
+
     async def main() -> None:
-        deadline = Deadline(0.5)
-        for _ in range(10):  # 1 s in all, twice the limit: only the restarts keep it from firing
+        deadline = Deadline(limit)
+        for _ in range(math.ceil(2 * limit / 0.1)):  # twice the limit in all: only the restarts keep it from firing
             deadline.restart()
             await asyncio.sleep(0.1)
         deadline.close()
-        await asyncio.sleep(0.6)  # past the last restart's limit: closed, it never fires
+        await asyncio.sleep(limit + 0.1)  # past the last restart's limit: closed, it never fires
         assert not deadline.expired()
 
     run(main)

@@ -46,8 +46,8 @@ its error). One clear error per failure, each naming the server:
     the connection dies mid-call                                ToolError; state failed; exit code
                                                                 and stderr tail in the message
 
-Timeouts are named (``Timeouts``) and injectable; the call timeout starts again at every
-progress notification. Bounds (issue 8): ``tools/list``, every page, is bounded by the list
+Timeouts are named (``Timeouts``) and injectable; the call timeout (``harness.deadline``)
+starts again at every progress notification. Bounds (issue 8): ``tools/list``, every page, is bounded by the list
 timeout, ``Limits.pages`` pages, and a cursor sent twice; ``harness.guard`` drops a
 malformed tool and refuses an argument JSON cannot carry; tools past ``Limits.tools`` and
 descriptions past ``Limits.description`` are cut, with a warning. A transport that ends
@@ -59,9 +59,9 @@ Introduced by s23; the hooks by the composition issue (17). Not handled here: au
 
 from __future__ import annotations
 
-import asyncio
 import os
 from collections.abc import Awaitable, Callable, Mapping, Sequence
+from asyncio import CancelledError
 from typing import Any, NoReturn
 
 import anyio
@@ -73,6 +73,7 @@ from pydantic import ValidationError
 
 from harness import hooks, transports
 from harness.client import Observer
+from harness.deadline import Deadline
 from harness.errors import ServerError, ToolError
 from harness.guard import UnsendableFrame, printable, refused_result, trimmed
 from harness.hooks import Call, Mechanism, Proceed, Send, Supervisor
@@ -108,47 +109,6 @@ async def discover_handshake(session: ClientSession, timeouts: Timeouts) -> None
 def never(failures: int, error: ServerError) -> float | None:
     """The default reconnect policy: a failed connection stays failed, even when called (s28 adds backoff)."""
     return None
-
-
-class Deadline:
-    """A call's timeout: a timer that cancels the calling task once ``limit`` s pass; ``restart()`` starts it again.
-
-    The call timeout runs on every call, so it is a bare event-loop timer and not an anyio
-    ``CancelScope(deadline=...)``, which costs about twice as much CPU and, with the SDK's
-    own scope around each request, was 5% of a stdio call (issue 23). The timer cancels the
-    task as ``asyncio.timeout`` does (``Task.cancel``), which anyio's scopes let pass, and
-    ``expired()`` tells that cancellation from any other (a Ctrl-C, a closing hub). One that
-    lands in the very step the timer fires reads as the timeout, as with ``asyncio.timeout``;
-    its scope is still cancelled, and ends its block at the caller's next checkpoint.
-    """
-
-    __slots__ = ("_fired", "_handle", "_limit", "_loop", "_pending", "_task")
-
-    def __init__(self, limit: float) -> None:
-        self._loop = asyncio.get_running_loop()
-        self._task = asyncio.current_task()
-        assert self._task is not None, "a Deadline belongs to a task"
-        self._limit, self._fired = limit, False
-        self._pending = self._task.cancelling()  # cancellations asked of the task before this call
-        self._handle = self._loop.call_later(limit, self._fire)
-
-    def restart(self) -> None:
-        if not self._fired:
-            self._handle.cancel()
-            self._handle = self._loop.call_later(self._limit, self._fire)
-
-    def close(self) -> None:
-        self._handle.cancel()
-
-    def expired(self) -> bool:
-        """Whether the cancellation being handled is this timeout's alone (it is then taken back from the task)."""
-        assert self._task is not None
-        return self._fired and self._task.uncancel() <= self._pending
-
-    def _fire(self) -> None:
-        assert self._task is not None
-        self._fired = True
-        self._task.cancel()
 
 
 def _needs_tasks(tool: Mapping[str, Any]) -> bool:
@@ -312,7 +272,7 @@ class MCPConnection(SessionOwner):
                 result = await self._send(Call(session, tool, arguments, where, progressed, deadline, limit))
             finally:
                 deadline.close()  # before any handler below waits (an exit code): the timeout is the request's only
-        except asyncio.CancelledError:
+        except CancelledError:
             if not deadline.expired():
                 raise  # cancelled from outside (Ctrl-C, a closing hub): not ours to turn into an error
             raise ToolError(f"{where}: no answer within {limit:g} s ({self.timeouts.explain('call')})") from None

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from mcp.client.session import ClientSession
     from mcp.shared.exceptions import MCPError
 
-    from harness.connection import Deadline
+    from harness.deadline import Deadline
     from harness.results import ToolResult
 
 # The first one's call hook is the outermost: a lost session is reconnected (s28) before a
@@ -44,7 +44,7 @@ class Call:
     arguments: dict[str, Any]
     where: str  # "server 'docs': tool 'search'", for messages
     progressed: Callable[[float, float | None, str | None], Awaitable[None]]
-    deadline: Deadline  # the call timeout (harness.connection.Deadline)
+    deadline: Deadline  # the call timeout (harness.deadline)
     limit: float
 
     def restart(self) -> None:

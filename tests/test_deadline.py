@@ -1,4 +1,4 @@
-"""The call timeout's timer (``harness.connection.Deadline``) beside anyio's cancel scopes (issue 23).
+"""The call timeout's timer (``harness.deadline.Deadline``) beside anyio's cancel scopes (issue 23).
 
 The timer cancels the calling task natively; these pin that such a cancellation is told
 apart from every other one: a Ctrl-C or a closing hub (an anyio scope cancelled) is not
@@ -16,7 +16,7 @@ import anyio
 import pytest
 from limits import scaled
 
-from harness.connection import Deadline
+from harness.deadline import Deadline
 
 
 def run(main) -> None:

@@ -185,8 +185,14 @@ def launch(path: str, flag: str, args: list[str]) -> None:
     pid = int(lines.readline() or 0)
     if not pid:
         os._exit(70)
+    def forward(number: int, frame: object) -> None:
+        try:
+            os.kill(pid, number)
+        except ProcessLookupError:  # the child ended, and was reaped, before the signal came: its status is on its way
+            pass
+
     for sig in FORWARDED:
-        signal.signal(sig, lambda number, frame: os.kill(pid, number))
+        signal.signal(sig, forward)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, FORWARDED)
     how, _, value = lines.readline().partition(" ")
     signal.pthread_sigmask(signal.SIG_BLOCK, FORWARDED)

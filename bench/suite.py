@@ -86,12 +86,17 @@ def run_once(pytest_args: list[str]) -> dict:
         tests = durations(junit)
         summary = next((line for line in reversed(finished.stdout.splitlines()) if " in " in line and ("passed" in line or "failed" in line)),
                        finished.stdout.splitlines()[-1] if finished.stdout else "(no output)")
+        log = None
+        if finished.returncode != 0:  # a busy run's failure may not come again: its whole output is kept
+            fd, log = tempfile.mkstemp(prefix="suite-run-", suffix=".log")
+            with os.fdopen(fd, "w", encoding="utf-8") as kept:
+                kept.write(finished.stdout + finished.stderr)
         return {"command": " ".join(["pytest", *pytest_args]), "exit": finished.returncode, "summary": summary.strip("= "),
                 "wall_s": round(wall, 1), "cpu_s": round(cpu, 1), "load_start": round(loads[0], 2), "load_end": round(loads[-1], 2),
                 "load_max": round(max(loads), 2), "load_mean": round(sum(loads) / len(loads), 2), "cpus": os.cpu_count(),
                 "slowest": [{"s": round(s, 1), "test": t} for s, t in tests[:10]],
                 "files": [{"s": round(s, 1), "file": f} for f, s in sorted(by_file(tests).items(), key=lambda x: -x[1])],
-                "failures": [line for line in finished.stdout.splitlines() if line.startswith(("FAILED ", "ERROR "))]}
+                "failures": [line for line in finished.stdout.splitlines() if line.startswith(("FAILED ", "ERROR "))], "log": log}
 
 
 def report(number: int, figures: dict, out) -> None:
@@ -100,6 +105,8 @@ def report(number: int, figures: dict, out) -> None:
           f"{figures['load_max']} at most, {figures['load_mean']} on average; {figures['cpus']} CPUs", file=out)
     for line in figures["failures"]:
         print(f"  {line}", file=out)
+    if figures["log"]:
+        print(f"  pytest's whole output: {figures['log']}", file=out)
     print("slowest:", file=out)
     for row in figures["slowest"]:
         print(f"  {row['s']:7.1f} s  {row['test']}", file=out)

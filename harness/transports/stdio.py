@@ -168,7 +168,8 @@ async def open_stdio(spec: ServerSpec, context: Context) -> AsyncIterator[Stream
     if context.trace is not None:  # s23's default run: the mechanism in words (no pid: it differs every run)
         context.trace(f"spawned `{spec.where()}` in a process group of its own; JSON-RPC lines on its stdin and stdout, "
                       "its stderr kept in a file for error messages")
-    from_server, to_server = _FromServer(process, context), _ToServer(process)
+    spoke = anyio.Event()  # the session's first message has gone (or failed to go) to the server
+    from_server, to_server = _FromServer(process, context, spoke), _ToServer(process, spoke)
     try:
         try:
             yield from_server, to_server
@@ -189,15 +190,25 @@ class _FromServer(ReadWrapper):
     reaches the session in the same step that reads it. A bad line is passed along as a
     value (the session skips it; the tap records it). The end of stdout, or a line over the
     frame limit (``Context.fault`` says so), ends it.
+
+    The first read waits for the session's first message (``initialize``) to be written. A
+    server says nothing before it, and a server that exits at start is then always told
+    ``initialize`` before its end of output is read: otherwise the SDK, if its reader saw
+    that end first, refused to send it, and whether the wire showed an ``initialize`` to a
+    dead server depended on the machine's load.
     """
 
-    def __init__(self, process: Any, context: Context) -> None:
+    def __init__(self, process: Any, context: Context, spoke: anyio.Event) -> None:
         super().__init__(process.stdout)
         self._lines = Lines(context.limits.frame)  # linear, each line capped
         self._context = context
+        self._spoke: anyio.Event | None = spoke  # None once the session has spoken
 
     async def receive(self) -> SessionMessage | Exception:
         cutter, stdout = self._lines, self._inner
+        if self._spoke is not None:
+            await self._spoke.wait()
+            self._spoke = None
         try:
             while True:
                 if (line := cutter.next()) is None:
@@ -220,8 +231,9 @@ class _FromServer(ReadWrapper):
 class _ToServer:
     """The session's write stream: each message one line on the server's stdin, written by the sender."""
 
-    def __init__(self, process: Any) -> None:
+    def __init__(self, process: Any, spoke: anyio.Event) -> None:
         self._process = process
+        self._spoke: anyio.Event | None = spoke  # None once set
 
     async def send(self, message: SessionMessage) -> None:
         line = message.message.model_dump_json(by_alias=True, exclude_unset=True) + "\n"
@@ -229,6 +241,10 @@ class _ToServer:
             await self._process.stdin.send(line.encode())
         except OSError:  # the server stopped reading (EPIPE): the request fails as the connection lost
             raise anyio.BrokenResourceError from None
+        finally:
+            if self._spoke is not None:
+                self._spoke.set()
+                self._spoke = None
 
     async def aclose(self) -> None:
         pass  # the stop closes stdin, in the spec's order

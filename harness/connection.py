@@ -269,7 +269,7 @@ class MCPConnection(SessionOwner):
 
         try:
             try:
-                result = await self._send(Call(session, tool, arguments, where, progressed, deadline, limit))
+                result = await self._send(Call(session, tool, arguments, where, progressed, deadline))
             finally:
                 deadline.close()  # before any handler below waits (an exit code): the timeout is the request's only
         except CancelledError:

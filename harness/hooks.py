@@ -45,7 +45,6 @@ class Call:
     where: str  # "server 'docs': tool 'search'", for messages
     progressed: Callable[[float, float | None, str | None], Awaitable[None]]
     deadline: Deadline  # the call timeout (harness.deadline)
-    limit: float
 
     def restart(self) -> None:
         self.deadline.restart()

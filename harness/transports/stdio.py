@@ -63,7 +63,7 @@ from harness.spec import ServerSpec, Timeouts
 from harness.transports import Streams
 from harness.transports.context import Context
 from harness.transports.lines import FrameTooLarge, Lines
-from harness.wire import InvalidFrame, ReadWrapper
+from harness.wire import InvalidFrame, ReadWrapper, StreamWrapper
 
 
 def _resolve(spec: ServerSpec, env: Mapping[str, str]) -> str:
@@ -202,13 +202,12 @@ class _FromServer(ReadWrapper):
         super().__init__(process.stdout)
         self._lines = Lines(context.limits.frame)  # linear, each line capped
         self._context = context
-        self._spoke: anyio.Event | None = spoke  # None once the session has spoken
+        self._spoke = spoke
 
     async def receive(self) -> SessionMessage | Exception:
         cutter, stdout = self._lines, self._inner
-        if self._spoke is not None:
+        if not self._spoke.is_set():
             await self._spoke.wait()
-            self._spoke = None
         try:
             while True:
                 if (line := cutter.next()) is None:
@@ -228,34 +227,26 @@ class _FromServer(ReadWrapper):
         pass
 
 
-class _ToServer:
+class _ToServer(StreamWrapper):
     """The session's write stream: each message one line on the server's stdin, written by the sender."""
 
     def __init__(self, process: Any, spoke: anyio.Event) -> None:
-        self._process = process
-        self._spoke: anyio.Event | None = spoke  # None once set
+        super().__init__(process.stdin)
+        self._spoke = spoke
 
     async def send(self, message: SessionMessage) -> None:
         line = message.message.model_dump_json(by_alias=True, exclude_unset=True) + "\n"
         try:
-            await self._process.stdin.send(line.encode())
+            await self._inner.send(line.encode())
         except OSError:  # the server stopped reading (EPIPE): the request fails as the connection lost
             raise anyio.BrokenResourceError from None
         finally:
-            if self._spoke is not None:
-                self._spoke.set()
-                self._spoke = None
+            self._spoke.set()
 
     async def aclose(self) -> None:
         pass  # the stop closes stdin, in the spec's order
 
     def close(self) -> None:
-        pass
-
-    async def __aenter__(self) -> _ToServer:
-        return self
-
-    async def __aexit__(self, *exc_info: Any) -> None:
         pass
 
 

@@ -161,7 +161,10 @@ def harness(tap: bool, negotiated: bool = False) -> Callable[[str, str | None], 
     @asynccontextmanager
     async def opened(transport: str, url: str | None) -> AsyncIterator[Call]:
         spec = stdio_spec() if transport == "stdio" else ServerSpec("docs", "http", url=url)
-        options: dict[str, Any] = {}
+        from harness import stack
+
+        # The mechanisms every connection of the stack has, and s34's for the negotiated era.
+        options: dict[str, Any] = {"mechanisms": stack.mechanisms(eras=negotiated)}
         if negotiated:
             from harness import era
 

@@ -294,7 +294,7 @@ def _dispatch(args: argparse.Namespace, trap: Any, out: TextIO, err: TextIO) -> 
         from harness.commands import chat
 
         model, prompt = chat.model(args)
-        options = lambda answers, live, transcript: _stack_options(args, answers, live, transcript)  # noqa: E731
+        options = lambda answers, live, transcript: _parts(args, answers, live, transcript)  # noqa: E731
         return signals.run(lambda: chat.chat(args, paths, servers, model, prompt, out, options), trap)
     return signals.run(lambda: _run(args, _needed(args, servers), arguments, out, err), trap)
 
@@ -373,9 +373,9 @@ def _needed(args: argparse.Namespace, servers: list[config.ServerConfig]) -> lis
 
 def _stack(args: argparse.Namespace, servers: list[config.ServerConfig], err: TextIO, **more: Any) -> Any:
     """The stack of every command but chat. The user runs these by hand: nothing to ask permission for, no file to watch."""
-    from harness.stack import Stack  # the SDK: only once there is something to connect
+    from harness.stack import Permissions, Stack, upto  # the SDK: only once there is something to connect
 
-    return Stack(servers, without={"permissions", "reload"}, **more, **_stack_options(args, args.answer, err=err))
+    return Stack(servers, None, upto(given=_parts(args, args.answer, err=err), without=(Permissions,)), **more)
 
 
 async def _login(args: argparse.Namespace, server: config.ServerConfig, out: TextIO, err: TextIO) -> int:
@@ -410,27 +410,26 @@ def _token_store(args: argparse.Namespace) -> Path:
     return args.token_store or auth.default_store()
 
 
-def _stack_options(args: argparse.Namespace, answers: list[Any], model: Any = None, transcript: Any = None,
-                   err: TextIO | None = None) -> dict[str, Any]:
-    """What every command's stack gets from the command line: sign-in, spill folder, and what servers may ask."""
+def _parts(args: argparse.Namespace, answers: list[Any], model: Any = None, transcript: Any = None,
+           err: TextIO | None = None) -> list[Any]:
+    """The stack's parts the command line sets: sign-in, spill folder, who answers a permission, what servers may ask."""
     from harness import auth, elicit
     from harness.ask import Ask
+    from harness.stack import Asking, Auth, Output, Permissions
     from harness.tools import state_dir
 
     script = elicit.Script(answers) if answers else None
     asker = elicit.Asker(transcript=transcript, ask=Ask.terminal_or_nobody(script))
     workspace = vars(args).get("workspace")  # chat's
     folder = args.root or workspace
-    return {
-        "token_store": _token_store(args),
-        "browser": auth.auto_browser if args.sign_in == "auto" else _desktop_browser(err or sys.stderr),
-        "asker": asker,
-        "sampler": elicit.Sampler(model or _NoModel(), asker, script if model is None else None),
-        "roots": elicit.Roots(folder) if folder is not None else None,  # no folder: no roots capability at all
-        "spill": workspace / ".mcp-output" if workspace else state_dir() / "output" / f"{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}",
-        "spill_shown_as": ".mcp-output" if workspace else "",
-        "prompter": _prompter(args, script),
-    }
+    spill = workspace / ".mcp-output" if workspace else state_dir() / "output" / f"{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}"
+    return [
+        Auth(_token_store(args), auth.auto_browser if args.sign_in == "auto" else _desktop_browser(err or sys.stderr)),
+        Permissions(prompter=_prompter(args, script)),
+        Output(spill, ".mcp-output" if workspace else ""),
+        Asking(asker, elicit.Sampler(model or _NoModel(), asker, script if model is None else None),
+               elicit.Roots(folder) if folder is not None else None),  # no folder: no roots capability at all
+    ]
 
 
 def _desktop_browser(err: TextIO) -> Any:
@@ -553,10 +552,12 @@ async def _call(stack: Any, names: naming.NameMap, tool: str, arguments: dict[st
     if as_json:
         out.write(json.dumps({"is_error": result.is_error, "content": list(result.content), "structured": result.structured}, indent=1) + "\n")
     else:  # as the model would get it (s32)
+        from harness.stack import Output
         from harness.tools import Tool
 
-        governed = await stack.output.after_result(None, Tool(tool, "", {}, _no_call, source=server, original=original), result)
-        out.write(stack.output.show(stack.output.render(governed)) + "\n")
+        governor = stack.find(Output).output  # type: ignore[union-attr]  (every command's stack has the part)
+        governed = await governor.after_result(None, Tool(tool, "", {}, _no_call, source=server, original=original), result)
+        out.write(governor.show(governor.render(governed)) + "\n")
     return 1 if result.is_error else 0
 
 

@@ -5,7 +5,7 @@ A 2026-07-28 server puts two caching hints on every answer to a cacheable reques
 ``resources/read``): ``ttlMs``, how many milliseconds the client may reuse it, and
 ``cacheScope``, whether it may be shared across authorization contexts (``public``) or
 not (``private``). ``ResponseCache`` is a ``hooks.Mechanism`` on the connection's
-``fetched`` hook. It does not cache by itself: it hands each request to the SDK's own
+``around_request`` hook. It does not cache by itself: it hands each request to the SDK's own
 ``ClientResponseCache`` over an ``InMemoryResponseCacheStore`` (``mcp.client.caching``, as
 ``mcp.Client`` uses them), which
 
@@ -18,7 +18,7 @@ not (``private``). ``ResponseCache`` is a ``hooks.Mechanism`` on the connection'
 
 What this module adds is when entries end. A ``list_changed`` (or ``resources/updated``)
 notification, which in 2026-07-28 comes on the ``subscriptions/listen`` stream and reaches
-``notified`` the same way, evicts the entries it makes stale: ``notified`` runs in the
+``on_notification`` the same way, evicts the entries it makes stale: that hook runs in the
 SDK's callback and must not wait, so it records the notification, and the eviction is
 done before the next read, and before an answer that was on its way is stored (so it is
 not). A new session starts with an empty store: between sessions nobody heard the
@@ -30,11 +30,11 @@ not send (``note: handbook: resources/read handbook://pages/faq served from cach
 60000)``); with ``--wire`` the request is simply missing. A failing store is said once per
 connection as a warning, and the SDK's own log line about it (with a traceback) is dropped.
 
-``Settings`` are what ``Connections.open(cache=...)`` takes: the clock (epoch seconds, as
+``Settings`` are what ``ResponseCache(settings)`` takes: the clock (epoch seconds, as
 the SDK's; tests pass a fake one and never sleep), a factory for each session's store, and
 ``partition``, which the SDK's ``CacheConfig`` says to derive from a verified credential:
 ``partition(authorizer)`` hashes the access token the session signs in with (s26), and is
-"" for a server without OAuth. The composition root plugs it in as the part ``cache``.
+"" for a server without OAuth. The composition root plugs it in as its part ``Cache``.
 
 Introduced by s34. Not handled here: a store shared between connections or kept between
 runs (the in-memory store lives as long as one session, so ``public`` entries are never
@@ -53,10 +53,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from harness import sdk_compat
+from harness.client import Host
 from harness.echo import line as printable
 from harness.hooks import Mechanism, Request
-
-OPTION = "cache"  # the Connections.open keyword this mechanism takes
 ENTRIES = 256  # answers kept per session at most, the least recently used dropped first: a server's big answers stay bounded
 
 
@@ -66,7 +66,7 @@ def _nobody() -> str:
 
 @dataclass(frozen=True)
 class Settings:
-    """How a connection's cache runs: ``Connections.open(cache=Settings(...))``."""
+    """How a connection's cache runs: ``ResponseCache(Settings(...))``."""
 
     clock: Callable[[], float] = time.time  # epoch seconds, as the SDK's CacheConfig.clock
     store: Callable[[], Any] | None = None  # a new ResponseCacheStore per session; None: the SDK's in-memory one
@@ -92,6 +92,8 @@ def partition(authorizer: Any) -> Callable[[], str]:
 class ResponseCache(Mechanism):
     """One connection's cache: the SDK's ``ClientResponseCache``, a new one for each session."""
 
+    order = 60
+
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.hits = 0  # requests served without being sent, over the connection's life
@@ -100,10 +102,10 @@ class ResponseCache(Mechanism):
         self._heard: list[Any] = []  # notifications that make entries stale, not yet applied
         self._failed = False  # the store failed once: said once
 
-    def bind(self, conn: Any) -> None:
-        self._conn = conn
+    def bind(self, host: Host) -> None:
+        self._conn = host
 
-    def notified(self, message: Any) -> None:
+    def on_notification(self, message: object) -> None:
         from mcp_types import (PromptListChangedNotification, ResourceListChangedNotification, ResourceUpdatedNotification,
                                ToolListChangedNotification)
 
@@ -111,16 +113,14 @@ class ResponseCache(Mechanism):
                                 ResourceUpdatedNotification)):
             self._heard.append(message)  # evicted before the next read or store: a callback must not wait
 
-    async def fetched(self, session: Any, method: str, key: str, request: Request) -> Any:
+    async def around_request(self, session: Any, method: str, key: str, request: Request) -> Any:
         from mcp_types import CacheableResult
 
         cache = self._for(session)
         await self._evict(cache)
         if (hit := await cache.read(method, key)) is not None:
             if method == "tools/list":
-                # Hazard: a private member of the SDK's ClientSession (mcp 2.3.0), as mcp.Client uses it on a hit:
-                # the session rebuilds its per-tool state (output schemas, x-mcp-header maps) from the served list.
-                hit = session._absorb_tool_listing(hit, complete=hit.next_cursor is None)
+                hit = sdk_compat.absorb_tool_listing(session, hit)  # the session's per-tool state, rebuilt from the list
             self.hits += 1
             what = f"{method} {printable(key, 80)}" if key else method
             self._conn.say("note", f"{self._conn.name}: {what} served from cache (ttlMs {hit.ttl_ms})")
@@ -198,8 +198,3 @@ def _quiet_sdk() -> None:
     if not any(isinstance(f, _QuietStoreFailures) for f in sdk.filters):  # once per process
         sdk.addFilter(_QuietStoreFailures())
 
-
-def plug(options: dict[str, Any]) -> ResponseCache | None:
-    """``Connections.open``'s ``cache=`` (``Settings``): a cache for the connection; none without it."""
-    settings = options.pop(OPTION, None)
-    return None if settings is None else ResponseCache(settings)

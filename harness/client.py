@@ -15,11 +15,17 @@ tell a mock server in process from a real connection::
                 list_resources, read_resource, get_prompt, drain_logs       (s30)
     Rooted      roots_changed                       tells its server the roots moved (s33)
     Stderr      stderr_tail                         the last lines its server wrote (stdio)
+    Speaks      protocol                            the protocol version its session speaks (s34)
 
 ``MCPConnection`` (``harness.connection``) meets them all; ``MockClient`` meets ``Client``
 and ``Lists``; s26's needs-auth stand-in meets ``Client`` alone.
 
-Introduced by the composition issue (17); ``Client`` is the three members s19 named.
+Two more protocols face the other way, toward the mechanisms plugged into a connection
+(``harness.hooks``):
+
+    Host        what a mechanism may read and ask of the connection it is bound to
+    Offering    a mechanism that answers a connection's resources and prompts (s30's)
+
 Not handled here: what each member does (the modules that implement them say).
 """
 
@@ -29,8 +35,15 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol, TypeGuard, runtime_checkable
 
 if TYPE_CHECKING:
+    from collections.abc import Awaitable
+
+    from mcp.client.session import ClientSession
+
+    from harness.errors import ServerError
+    from harness.hooks import Request
     from harness.results import ToolResult
-    from harness.spec import State, Timeouts
+    from harness.spec import Limits, ServerSpec, State, Timeouts
+    from harness.transports.context import Context
 
 Observer = Callable[["State", str], None]  # (the new state, why in a few words)
 
@@ -74,8 +87,9 @@ class Retimed(Protocol):
 
 
 @runtime_checkable
-class Offers(Protocol):
-    capabilities: dict[str, Any]  # as the server declared them at initialize
+class Offering(Protocol):
+    """A mechanism that answers a connection's resources and prompts (``Offers`` less the capabilities)."""
+
     resources: list[dict[str, Any]]
     resource_templates: list[dict[str, Any]]
     prompts: list[dict[str, Any]]
@@ -87,6 +101,16 @@ class Offers(Protocol):
     async def get_prompt(self, name: str, arguments: dict[str, str]) -> dict[str, Any]: ...
 
     def drain_logs(self) -> list[dict[str, Any]]: ...
+
+
+@runtime_checkable
+class Offers(Offering, Protocol):
+    capabilities: dict[str, Any]  # as the server declared them at initialize
+
+
+@runtime_checkable
+class Speaks(Protocol):
+    protocol: str | None  # the protocol version its current session speaks
 
 
 @runtime_checkable
@@ -102,3 +126,65 @@ class Stderr(Protocol):
 def has_resources(client: object) -> TypeGuard[Offers]:
     """Whether ``client`` offers resources: it has the members, and its server declared the capability."""
     return isinstance(client, Offers) and "resources" in client.capabilities
+
+
+@runtime_checkable
+class Host(Protocol):
+    """The connection a mechanism is bound to (``Mechanism.bind``): what it may read, and what it may ask.
+
+    Reading: who the server is, its state and why, what it declared, the current session's
+    transport context. Asking: say something, name the step the opening is at, move the
+    state (a supervisor only), open a new session, send a bounded request.
+    """
+
+    name: str
+    spec: ServerSpec
+    tools: list[dict[str, Any]]
+
+    @property
+    def state(self) -> State: ...
+
+    @property
+    def error(self) -> ServerError | None: ...
+
+    @property
+    def reason(self) -> str: ...
+
+    @property
+    def generation(self) -> int: ...  # sessions established so far
+
+    @property
+    def capabilities(self) -> dict[str, Any]: ...  # as the server declared them
+
+    @property
+    def context(self) -> Context | None: ...  # the current session's transport context
+
+    @property
+    def timeouts(self) -> Timeouts: ...
+
+    @property
+    def limits(self) -> Limits: ...
+
+    def say(self, kind: str, text: str) -> None: ...  # a transcript line ("note", "warning"); warnings also to the UI
+
+    def post(self, kind: str, **fields: Any) -> None: ...  # a transcript event
+
+    def begin(self, phase: str) -> None: ...  # the opening's current step, which a failure then names
+
+    def live(self, tool: str | None) -> ClientSession: ...  # the current session, or ToolError saying why none
+
+    def set_state(self, state: State, reason: str) -> None: ...
+
+    async def reconnect(self) -> bool: ...
+
+    async def renew(self, generation: int) -> bool: ...  # replace that session, once however many ask
+
+    async def relist_tools(self, session: ClientSession) -> list[dict[str, Any]]: ...
+
+    async def request(self, what: str, request: Awaitable[Any], limit: float, name: str) -> Any: ...
+
+    async def fetched(self, session: ClientSession, method: str, key: str, request: Request) -> Any: ...
+
+    def hear_via(self, session: ClientSession, source: str) -> None: ...  # notifications come on ``source``, not the session
+
+    def heard_via(self, session: ClientSession) -> str | None: ...

@@ -152,10 +152,10 @@ def plan(scenario: str, tools: list[dict[str, Any]], context: dict[str, Any]) ->
 
 
 async def _exercise(url: str, scenario: str, out: Any, auth: Any, context: dict[str, Any]) -> int:
-    from harness import era
+    from harness import era, stack
 
-    conn = await connect(ServerSpec("conformance", "http", url=url), auth=auth, elicitation_callback=accept_defaults,
-                         handshake=era.handshake(era.AUTO), mechanisms=era.mechanisms())
+    conn = await connect(ServerSpec("conformance", "http", url=url), auth=auth, handshake=era.handshake(era.AUTO),
+                         mechanisms=stack.mechanisms({"elicitation_callback": accept_defaults}, eras=True))
     try:
         print(f"{scenario or 'scenario?'}: connected, {len(conn.tools)} tool(s)", file=out)
         for name, arguments in plan(scenario, conn.tools, context):

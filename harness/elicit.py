@@ -26,8 +26,8 @@ callbacks and calls again.
 **The rounds** are ``rounds``, a pure loop in the manner of the SDK's own
 (``mcp/client/_input_required.py``): send, and while the server answers input-required,
 answer its requests and send again with its request state; an error -32042 sends the user
-to its pages first. ``InputRounds`` plugs it into ``harness.connection``'s ``send`` hook
-with a session's callbacks. Unlike the SDK's, it answers one request at a time (the
+to its pages first. ``InputRounds`` is the mechanism that runs it on the connection's
+``around_send`` hook, with the callbacks it also gives the session (``session_options``). Unlike the SDK's, it answers one request at a time (the
 transcript's order is the user's), and each round starts the call timeout again: the time
 was the user's, not the server's.
 Each round is named in the transcript (``input-required round 1: ... the server asks for
@@ -48,7 +48,7 @@ import mcp_types as types
 from mcp.shared.exceptions import MCPError
 
 from harness.ask import Ask, Script  # Script: named here too, as s33 and the CLI use it
-from harness.client import Rooted
+from harness.client import Host, Rooted
 from harness.hooks import Call, Mechanism, Send
 from harness.errors import ToolError
 from harness.guard import printable
@@ -97,15 +97,20 @@ async def rounds(send: Callable[[dict[str, Any] | None, str | None], Awaitable[A
 class InputRounds(Mechanism):
     """``rounds`` on every tools/call, answered by the session's own callbacks (those given)."""
 
+    order = 40
+
     def __init__(self, callbacks: Mapping[str, Any]) -> None:
         self._callbacks = dict(callbacks)
         self._say: Callable[[str, str], None] = lambda kind, text: None
         self._name = ""
 
-    def bind(self, conn: Any) -> None:
-        self._say, self._name = conn.say, conn.name
+    def bind(self, host: Host) -> None:
+        self._say, self._name = host.say, host.name
 
-    async def send(self, call: Call, proceed: Send) -> Any:
+    def session_options(self) -> dict[str, Any]:
+        return dict(self._callbacks)  # the SDK declares a capability exactly for each callback given
+
+    async def around_send(self, call: Call, proceed: Send) -> Any:
         # The first request as rounds() would send it. A result that asks for nothing (nearly
         # every call) is the call's at once: no round is built for it, since this runs per call.
         first: Any
@@ -174,11 +179,6 @@ class InputRounds(Mechanism):
 
 
 _KINDS = {types.ElicitRequest: "elicitation", types.CreateMessageRequest: "sampling", types.ListRootsRequest: "roots"}
-
-
-def plug(options: Mapping[str, Any]) -> InputRounds:
-    """Every connection gets the rounds; the callbacks are the session's own (``callbacks`` below), read, not taken."""
-    return InputRounds({name: options[name] for name in CALLBACKS if name in options})
 
 
 class Asker:

@@ -8,7 +8,7 @@ request carries the protocol version, the client's info and capabilities in its 
 (and over HTTP the ``MCP-Protocol-Version``, ``Mcp-Method`` and ``Mcp-Name`` headers).
 Many servers, the SDK's own among them, speak both.
 
-``handshake(protocol)`` is the connection's ``handshake=`` (``harness.sessions.Handshake``)
+``handshake(protocol)`` is the connection's ``handshake=`` (``harness.opening.Handshake``)
 for one of three choices, which a config entry pins with ``"protocol"``:
 
     auto        (the default) probe ``server/discover``; a server that answers with a
@@ -29,16 +29,17 @@ OAuth works the same in either era: the request that got 401 is sent again after
 sign-in, with its protocol header. A failure names the step that ran (``server/discover``
 or ``initialize``). An automatic negotiation says in the transcript what it found
 (``note: docs: protocol 2026-07-28 (server/discover)``); a pinned one says nothing, since
-the config said it. ``of(client)`` is the era a connected client speaks, for ``servers``.
+the config said it. A 2026-07-28 session up again after a loss says "reconnected
+(server/discover)" in its state line: there is no session to establish. ``of(client)`` is
+the era a connected client speaks, for ``servers``.
 
 ``protocol(server)`` reads the field from the entry as written (``ServerConfig.raw``); a
 value that is not one of the three is a ``ConfigError`` naming the server and the field,
 and only that server fails.
 
-A session opened in 2026-07-28 needs more than its opening: ``harness.modern`` hears its list
-changes (``subscriptions/listen``) and asks for its log messages. ``mechanisms()`` names the
-connection's mechanisms with it; pass both (``handshake=`` and ``mechanisms=``), as the
-stack's ``eras`` part does.
+A session opened in 2026-07-28 needs more than its opening: ``harness.modern``'s mechanisms
+hear its list changes (``subscriptions/listen``) and ask for its log messages; pass them
+beside ``handshake=``, as the stack's ``Eras`` part does.
 
 Introduced by s34. Not handled here: an older modern revision (the SDK knows only
 2026-07-28), remembering a server's era between runs (every connect probes again).
@@ -46,26 +47,36 @@ Introduced by s34. Not handled here: an older modern revision (the SDK knows onl
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from harness.client import Speaks
+from harness.echo import line
+from harness.errors import ConfigError
+
+if TYPE_CHECKING:
+    from mcp.client.session import ClientSession
+
+    from harness.config.formats import ServerConfig
+    from harness.opening import Handshake, Opening
+    from harness.spec import Timeouts
+
+# The SDK is imported by the handshake only, inside the functions below: ``protocol`` and
+# ``check`` run whenever a config file is read (harness.config.fields), where nothing connects.
 
 MODERN = "2026-07-28"
 HANDSHAKE = "2025-11-25"
 AUTO = "auto"
 CHOICES = (MODERN, HANDSHAKE, AUTO)
 FIELD = "protocol"
-PLUG = "harness.modern:plug"  # a 2026-07-28 session's side: listen, log messages, resultType
+UP_AGAIN = "reconnected (server/discover)"  # a 2026-07-28 session's state line: there is no session to establish
 
 
-def protocol(server: Any) -> str:
+def protocol(server: ServerConfig) -> str:
     """The era a configured server (``harness.config.ServerConfig``) pins: its ``protocol`` field, default ``auto``."""
-    from harness.errors import ConfigError
-
     raw: Mapping[str, Any] = server.raw
     value = raw.get(FIELD, AUTO)
     if value not in CHOICES:
-        from harness.echo import line
-
         kinds = {bool: "true or false", int: "a number", float: "a number", list: "a list", dict: "an object", type(None): "null"}
         shown = line(repr(value), 60) if isinstance(value, str) else kinds.get(type(value), type(value).__name__)
         raise ConfigError(f"server '{server.name}': field '{FIELD}': expected \"2026-07-28\", \"2025-11-25\" or \"auto\", "
@@ -73,39 +84,34 @@ def protocol(server: Any) -> str:
     return value
 
 
-def check(servers: Any) -> None:
+def check(servers: list[ServerConfig]) -> None:
     """Each server's ``protocol`` field, as ``harness.config.fields`` checks it when the file is read."""
     for server in servers:
         protocol(server)
 
 
-def handshake(choice: str = AUTO) -> Any:
+def handshake(choice: str = AUTO) -> Handshake:
     """The ``handshake=`` for ``choice`` (one of ``CHOICES``)."""
     if choice not in CHOICES:
         raise ValueError(f"no era {choice!r} (eras: {', '.join(CHOICES)})")
 
-    async def negotiated(session: Any, timeouts: Any) -> str | None:
-        return await negotiate(session, timeouts, choice)
+    from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+    from harness.opening import Opening
+
+    async def negotiated(session: ClientSession, timeouts: Timeouts) -> Opening:
+        note = await negotiate(session, timeouts, choice)
+        return Opening(note=note, state=UP_AGAIN if session.protocol_version in MODERN_PROTOCOL_VERSIONS else None)
 
     return negotiated
 
 
-def mechanisms(names: Sequence[str] | None = None) -> tuple[str, ...]:
-    """The mechanisms of a connection that may speak 2026-07-28: ``names`` (the default ones: None) with
-    ``harness.modern``'s first, so it asks for log messages before s30's offers are listed."""
-    from harness import hooks
-
-    return (PLUG, *(hooks.DEFAULT_MECHANISMS if names is None else names))
-
-
-def of(client: Any) -> str | None:
+def of(client: object) -> str | None:
     """The protocol version a connected client speaks (None: not an MCP connection, or not connected yet)."""
-    from harness.sessions import SessionOwner
-
-    return client.protocol if isinstance(client, SessionOwner) else None
+    return client.protocol if isinstance(client, Speaks) else None
 
 
-async def negotiate(session: Any, timeouts: Any, choice: str = AUTO) -> str | None:
+async def negotiate(session: ClientSession, timeouts: Timeouts, choice: str = AUTO) -> str | None:
     """Open ``session`` in the era ``choice`` says; what the transcript is told (None for a pinned era)."""
     import mcp_types as types
     from mcp.shared.exceptions import MCPError
@@ -113,8 +119,7 @@ async def negotiate(session: Any, timeouts: Any, choice: str = AUTO) -> str | No
     from pydantic import ValidationError
 
     from harness.auth.clock import connect_clock
-    from harness.echo import line
-    from harness.sessions import InPhase
+    from harness.opening import InPhase
 
     async def initialize(after: str) -> str | None:
         try:
@@ -184,28 +189,28 @@ async def negotiate(session: Any, timeouts: Any, choice: str = AUTO) -> str | No
             version, retried = both[-1], True
 
 
-async def _discover(session: Any, version: str) -> dict[str, Any]:
+async def _discover(session: ClientSession, version: str) -> dict[str, Any]:
     """One ``server/discover`` at ``version``: the raw result, or the error (``MCPError``).
 
     As the SDK's ``ClientSession.send_discover`` builds it (the ``_meta`` envelope, the
     ``MCP-Protocol-Version`` and ``Mcp-Method`` headers), but with no timeout of its own:
-    the SDK's is a fixed 10 s; ours is the connect clock around this call.
+    the SDK's is a fixed 10 s; ours is the connect clock around this call. The SDK's public
+    ``send_discover`` cannot take another timeout, so this goes through ``harness.sdk_compat``.
     """
     import mcp_types as types
     from mcp.client.session import MCP_METHOD_HEADER, MCP_PROTOCOL_VERSION_HEADER
     from mcp_types import CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY, PROTOCOL_VERSION_META_KEY
 
-    # Hazard: private members of the SDK's ClientSession (mcp 2.3.0): the capabilities it
-    # would declare at ``version``, and the dispatcher that sends a raw request. Its public
-    # send_discover cannot take another timeout.
-    capabilities = session._build_capabilities(version).model_dump(by_alias=True, mode="json", exclude_none=True)
-    client_info = session._client_info.model_dump(by_alias=True, mode="json", exclude_none=True)
+    from harness import sdk_compat
+
+    capabilities = sdk_compat.capabilities_at(session, version)
+    client_info = sdk_compat.client_info(session)
     request = types.DiscoverRequest(params=types.RequestParams(_meta={
         PROTOCOL_VERSION_META_KEY: version, CLIENT_INFO_META_KEY: client_info, CLIENT_CAPABILITIES_META_KEY: capabilities}))
     data = request.model_dump(by_alias=True, mode="json", exclude_none=True)
     options = {"cancel_on_abandon": False,  # the spec forbids cancelling a negotiation request
                "headers": {MCP_PROTOCOL_VERSION_HEADER: version, MCP_METHOD_HEADER: data["method"]}}
-    raw = await session._dispatcher.send_raw_request(data["method"], data.get("params"), options)
+    raw = await sdk_compat.send_raw(session, data["method"], data.get("params"), options)
     if isinstance(ttl := raw.get("ttlMs"), int | float) and not isinstance(ttl, bool) and ttl < 0:
         raw["ttlMs"] = 0  # a negative cache hint is read as "do not cache", not as a result to refuse
     return raw

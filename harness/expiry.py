@@ -2,8 +2,8 @@
 
 The http transport's session watch (``harness.transports.http.SessionWatch``) notices a
 404 to our session id (or a 400 whose body names the session as invalid or unknown, as
-the reference servers send). The call that got it fails with an MCP error; ``claim``
-takes that error as this mechanism's, and ``call`` then says so, asks the connection for
+the reference servers send). The call that got it fails with an MCP error;
+``around_send`` takes that error as this mechanism's, and ``around_call`` then says so, asks the connection for
 a fresh session (``renew``: once per expired session, however many calls saw it), and
 makes the call again, once. The request that got the 404 was never run by the server, so
 retrying it cannot run a tool twice. A failed re-initialize leaves the connection
@@ -12,9 +12,9 @@ retrying it cannot run a tool twice. A failed re-initialize leaves the connectio
 In 2026-07-28 (s34) there is no session to expire: no ``Mcp-Session-Id`` is handed out,
 so the watch never sees one, and this mechanism never claims an error.
 
-Plugs into ``harness.connection``'s ``claim`` and ``call`` hooks. Introduced by s25. Not
-handled here: a session the server ends with DELETE (the transport's), resuming a stream
-after a dropped connection (``Last-Event-ID``).
+Plugs into the connection's ``around_send`` and ``around_call`` hooks (``harness.hooks``).
+Introduced by s25. Not handled here: a session the server ends with DELETE (the
+transport's), resuming a stream after a dropped connection (``Last-Event-ID``).
 """
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ from typing import Any
 
 from mcp.shared.exceptions import MCPError
 
-from harness.connection import MCPConnection
-from harness.hooks import Mechanism, Proceed
+from harness.client import Host
+from harness.hooks import JSON, Call, Mechanism, Proceed, Send
 from harness.errors import ToolError
 from harness.results import ToolResult
 
@@ -34,14 +34,23 @@ class Expired(Exception):
 
 
 class SessionExpiry(Mechanism):
-    def bind(self, conn: MCPConnection) -> None:
-        self._conn = conn
+    """Re-initialize an expired Streamable HTTP session, then retry the call once."""
 
-    def claim(self, exc: MCPError) -> BaseException | None:
-        watch = self._conn.context.watch if self._conn.context else None
-        return Expired() if watch is not None and watch.expired else None
+    order = 20
 
-    async def call(self, tool: str, arguments: dict[str, Any], proceed: Proceed) -> ToolResult:
+    def bind(self, host: Host) -> None:
+        self._conn = host
+
+    async def around_send(self, call: Call, proceed: Send) -> Any:
+        try:
+            return await proceed(call)
+        except MCPError:
+            watch = self._conn.context.watch if self._conn.context else None
+            if watch is not None and watch.expired:
+                raise Expired() from None
+            raise
+
+    async def around_call(self, tool: str, arguments: dict[str, JSON], proceed: Proceed) -> ToolResult:
         conn = self._conn
         generation = conn.generation
         try:
@@ -59,7 +68,3 @@ class SessionExpiry(Mechanism):
         except Expired:
             raise ToolError(f"server '{conn.name}': tool '{tool}': the new session expired too; not retrying again") from None
 
-
-def plug(options: dict[str, Any]) -> SessionExpiry:
-    """Every connection gets it: only a transport with a session watch (http) ever expires."""
-    return SessionExpiry()

@@ -23,8 +23,9 @@ Coming in, from the server:
   with a lone surrogate escape, ``"\\ud800"``) but whose id can be read becomes an error
   answer to that request, at once: the call fails with why, instead of waiting out its
   timeout for an answer that already came. A line with no id is skipped, as before;
-- each result is shown to the ``answered`` callbacks first, which may fill in what the
-  server's era leaves out (s34's ``harness.modern``: an absent ``resultType``).
+- a result without ``resultType`` gets ``"complete"``, which its absence means (2026-07-28
+  says so; the SDK's schema of that era requires the field, and its handshake-era results
+  drop it again).
 
 ``trimmed`` applies the per-server caps after a listing: ``Limits.tools`` tools, and
 ``Limits.description`` characters of each description; each cut is a warning that names
@@ -38,7 +39,7 @@ from __future__ import annotations
 
 from collections import Counter
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 import mcp_types as types
@@ -96,11 +97,9 @@ def _lone(text: str) -> str | None:
     return None
 
 
-def guard(read: Any, write: Any, *, errors: dict[Any, str], warn: Warn, closed_code: Counter[str] | None = None,
-          answered: Sequence[Callable[[dict[str, Any]], None]] = ()) -> tuple[Any, Any]:
-    """Wrap a session's (read, write) streams; see the module docstring. ``answered``: each told every result
-    (a dict) before the SDK reads it (the mechanisms' ``answered`` hook)."""
-    state = _State(errors, warn, closed_code if closed_code is not None else Counter(), tuple(answered))
+def guard(read: Any, write: Any, *, errors: dict[Any, str], warn: Warn, closed_code: Counter[str] | None = None) -> tuple[Any, Any]:
+    """Wrap a session's (read, write) streams; see the module docstring."""
+    state = _State(errors, warn, closed_code if closed_code is not None else Counter())
     return _In(read, state), _Out(write, state)
 
 
@@ -127,9 +126,8 @@ def trimmed(tools: list[dict[str, Any]], limits: Limits, more: bool = False) -> 
 class _State:
     """What the two wrappers of one session share: the requests to watch the answers of."""
 
-    def __init__(self, errors: dict[Any, str], warn: Warn, closed_code: Counter[str],
-                 answered: tuple[Callable[[dict[str, Any]], None], ...] = ()) -> None:
-        self.errors, self.warn, self.closed_code, self.answered = errors, warn, closed_code, answered
+    def __init__(self, errors: dict[Any, str], warn: Warn, closed_code: Counter[str]) -> None:
+        self.errors, self.warn, self.closed_code = errors, warn, closed_code
         self.listings: set[Any] = set()  # ids of our tools/list requests not answered yet
         self.initialize: Any = None  # id of our initialize request
         self.version = HANDSHAKE_VERSION
@@ -149,8 +147,8 @@ class _State:
             return item
         message = item.message
         if isinstance(message, types.JSONRPCResponse):
-            for told in self.answered:
-                told(message.result)
+            if isinstance(message.result, dict) and "resultType" not in message.result:
+                message.result["resultType"] = "complete"
             if message.id in self.listings:
                 self.listings.discard(message.id)
                 self._check_tools(message.result)

@@ -40,7 +40,7 @@ import argparse
 import shutil
 import sys
 import tempfile
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -192,7 +192,8 @@ def _workspace(given: Path | None, trap: signals.Trap) -> Iterator[Path]:
             signals.finish(lambda: shutil.rmtree(tmp, ignore_errors=True))
 
 
-async def http_hub(run: Run, stack: Any, transport: str, flags: dict[str, list[str]], tap: Any, call_timeout: float) -> Any:
+async def http_hub(run: Run, stack: Any, transport: str, flags: dict[str, list[str]], tap: Any, call_timeout: float,
+                   mechanisms: Callable[[], Sequence[Any]] = tuple) -> Any:
     """s24 to s25's wiring: each mock server in ``flags`` served over ``transport`` on 127.0.0.1, added to a new hub.
 
     Everything it opens is entered on ``stack`` (an ``AsyncExitStack``): the servers first,
@@ -217,5 +218,5 @@ async def http_hub(run: Run, stack: Any, transport: str, flags: dict[str, list[s
             hub.add(name, unavailable(url))  # connect_mcp will say why
             continue
         spec = ServerSpec(name, transport, url=url)
-        hub.add(name, conns.connector(spec, tap=tap), spec)
+        hub.add(name, conns.connector(spec, tap=tap, mechanisms=mechanisms), spec)
     return hub

@@ -15,14 +15,13 @@ expanded again (``config.connector`` hands the connection a ``respec``). A conne
 waiting between attempts keeps its tools in the pool, and a call cuts the wait short
 (reconnect on next use); ``hub.reconnect(name)`` does the same by hand.
 
-``Supervisor`` plugs the policy into a connection (``harness.hooks``' supervisor and ``call``
-hooks): after each failure of a connection that was up, it asks the policy at
+``Supervisor`` plugs the policy into a connection (a ``harness.hooks.Supervisor``, with an
+``around_call`` hook): after each failure of a connection that was up, it asks the policy at
 once (so the order of states is the same on every run), shows ``pending`` with the wait or
 notes that it gave up, waits between attempts, and reconnects on the next call. The wait
-itself is ``sleep``, handed to each connection (``Connections.open(sleep=...)``), so tests
-replace the clock and a whole backoff schedule runs in milliseconds. Without a policy
-(``reconnect=never``, the default) no supervisor is plugged in: a failed connection stays
-failed until ``reconnect()``.
+itself is ``sleep``, given to each supervisor (``Supervisor(policy, sleep=...)``), so tests
+replace the clock and a whole backoff schedule runs in milliseconds. Without a supervisor a
+failed connection stays failed until ``reconnect()``.
 
 ``show`` prints each ``Change`` the hub makes as one line::
 
@@ -41,9 +40,10 @@ from typing import Any
 
 import anyio
 
-from harness import connection, hooks
-from harness.connection import MCPConnection, Reconnect
-from harness.hooks import Proceed
+from harness import hooks
+from harness.client import Host
+from harness.connection import Reconnect
+from harness.hooks import JSON, Proceed
 from harness.errors import ServerError
 from harness.hub import Change
 from harness.results import ToolResult
@@ -74,13 +74,15 @@ class Backoff:
 class Supervisor(hooks.Supervisor):
     """A connection's life after a loss: the policy's waits, giving up, reconnecting on the next call."""
 
+    order = 10
+
     def __init__(self, policy: Reconnect, sleep: Sleep = anyio.sleep) -> None:
         self.policy, self.sleep = policy, sleep
         self.failures = 0  # failures since the last session was established: what the policy is told
         self.retry_in: float | None = None  # the policy's wait before the next attempt; None: gave up
 
-    def bind(self, conn: MCPConnection) -> None:
-        self._conn = conn
+    def bind(self, host: Host) -> None:
+        self._conn = host
 
     def failed(self) -> None:
         conn = self._conn
@@ -113,17 +115,11 @@ class Supervisor(hooks.Supervisor):
             await self.sleep(self.retry_in)
             tg.cancel_scope.cancel()
 
-    async def call(self, tool: str, arguments: dict[str, Any], proceed: Proceed) -> ToolResult:
+    async def around_call(self, tool: str, arguments: dict[str, JSON], proceed: Proceed) -> ToolResult:
         conn = self._conn
         if conn.state in (State.PENDING, State.FAILED) and conn.generation > 0:
             await conn.reconnect()  # reconnect on next use: a lost session is tried again at once
         return await proceed()
-
-
-def plug(options: dict[str, Any]) -> Supervisor | None:
-    """``Connections.open``'s ``reconnect=`` (a policy) and ``sleep=``: a supervisor, or none for ``never``."""
-    policy, sleep = options.pop("reconnect", connection.never), options.pop("sleep", anyio.sleep)
-    return None if policy is connection.never else Supervisor(policy, sleep)
 
 
 def show(transcript: Transcript) -> Callable[[Change], None]:

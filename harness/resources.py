@@ -19,17 +19,17 @@ the text of a user message: the lesson starts its conversation from one, the CLI
 between calls wait in their connection until ``show_logs`` prints them with their level
 and server, at the start of the next turn, so they never interleave with a turn's output.
 
-**The connection's side** is ``Offering``, plugged into ``harness.connection``'s hooks: at
-connect it lists what the server declared besides tools (``opened``); a ``list_changed``
-for tools, resources or prompts (``notified``) has the refresher beside the session
-(``beside``) fetch that list again once the calls in flight have answered, the transcript
-says why, and a call returns only once its changes are in (``call``), so the next turn's
-pool shows them. It queues the log messages sent between calls, and answers
-``read_resource`` and ``get_prompt`` for the connection. In 2026-07-28 there is no session
-stream for a server's notifications: s34's ``harness.modern`` opens a ``subscriptions/listen``
-request beside the session and asks for log messages, and the same changes reach
-``notified`` and are handled the same way; the note names where they came from (the
-connection's ``heard_on``).
+**The connection's side** is ``Offering``, a mechanism on the connection's hooks
+(``harness.hooks``): at connect it lists what the server declared besides tools
+(``on_open``); a ``list_changed`` for tools, resources or prompts (``on_notification``)
+has the refresher beside the session (``alongside``) fetch that list again once the calls
+in flight have answered, the transcript says why, and a call returns only once its changes
+are in (``around_call``), so the next turn's pool shows them. It queues the log messages sent between calls, and answers
+``read_resource`` and ``get_prompt`` for the connection (a ``harness.client.Offering``, which the connection finds among its
+mechanisms). In 2026-07-28 there is no session stream for a server's notifications:
+s34's ``harness.modern`` opens a ``subscriptions/listen`` request beside the session, and
+the same changes reach ``on_notification`` and are handled the same way; the note names
+where they came from (the connection's ``heard_via``).
 
 Introduced by s30. Not handled here: subscriptions to one resource (``resources/subscribe``),
 binary contents for the model (s32 saves them to files), completion in the CLI.
@@ -46,9 +46,8 @@ import mcp_types as types
 from mcp.client.session import ClientSession
 from mcp.shared.exceptions import MCPError
 
-from harness.client import Offers, has_resources
-from harness.connection import MCPConnection
-from harness.hooks import Mechanism, Proceed
+from harness.client import Host, Offers, has_resources
+from harness.hooks import JSON, Mechanism, Proceed
 from harness.errors import ToolError
 from harness.guard import printable
 from harness.hub import Hub
@@ -66,6 +65,8 @@ _METHODS = {"resources": "resources/list", "resource_templates": "resources/temp
 class Offering(Mechanism):
     """One connection's resources, templates, prompts and queued log messages, kept fresh after list_changed."""
 
+    order = 30
+
     def __init__(self) -> None:
         self.resources: list[dict[str, Any]] = []
         self.resource_templates: list[dict[str, Any]] = []
@@ -78,14 +79,13 @@ class Offering(Mechanism):
         self._settled = True  # no list is waiting to be fetched again
         self._fetched: anyio.Event | None = None  # made only when a call waits for a list to be fetched
 
-    def bind(self, conn: MCPConnection) -> None:
-        self._conn = conn
-        conn.offered_by(self)
+    def bind(self, host: Host) -> None:
+        self._conn = host
 
-    def options(self) -> dict[str, Any]:
+    def session_options(self) -> dict[str, Any]:
         return {"logging_callback": self._on_log}
 
-    async def opened(self, session: ClientSession) -> None:
+    async def on_open(self, session: ClientSession) -> None:
         """At connect: what the server declared besides tools, listed once."""
         conn = self._conn
         if "resources" in conn.capabilities:
@@ -109,7 +109,7 @@ class Offering(Mechanism):
                                       "left empty, and the rest goes on")
             return []
 
-    async def call(self, tool: str, arguments: dict[str, Any], proceed: Proceed) -> ToolResult:
+    async def around_call(self, tool: str, arguments: dict[str, JSON], proceed: Proceed) -> ToolResult:
         self._calls += 1
         try:
             result = await proceed()
@@ -172,7 +172,7 @@ class Offering(Mechanism):
                     break
         return found
 
-    async def beside(self, session: ClientSession) -> None:
+    async def alongside(self, session: ClientSession) -> None:
         await self._refresher(session)
 
     async def _refresher(self, session: ClientSession) -> None:
@@ -209,13 +209,13 @@ class Offering(Mechanism):
             self.prompts = await self._request_list(session, kind)
         after = [item[key] for item in self._listed(kind)]
         change = [f"+{printable(n, 80)}" for n in after if n not in before] + [f"-{printable(n, 80)}" for n in before if n not in after]
-        heard = f" (on {on})" if (on := conn.heard_on(session)) else ""  # s34: 2026-07-28 sends them on subscriptions/listen
+        heard = f" (on {on})" if (on := conn.heard_via(session)) else ""  # s34: 2026-07-28 sends them on subscriptions/listen
         conn.say("note", f"{conn.name}: notifications/{kind}/list_changed{heard}: {kind} listed again: {', '.join(change) or 'no change'}")
 
     def _listed(self, kind: str) -> list[dict[str, Any]]:
         return self._conn.tools if kind == "tools" else self.resources if kind == "resources" else self.prompts
 
-    def notified(self, message: Any) -> None:
+    def on_notification(self, message: object) -> None:
         kind = {types.ToolListChangedNotification: "tools", types.ResourceListChangedNotification: "resources",
                 types.PromptListChangedNotification: "prompts"}.get(type(message))
         if kind is not None:
@@ -231,10 +231,6 @@ class Offering(Mechanism):
         elif len(self.logs) < LOGS_KEPT:  # between calls: queued for the next turn
             self.logs.append(entry)
         await anyio.lowlevel.checkpoint()
-
-
-def plug(options: dict[str, Any]) -> Offering:
-    return Offering()
 
 
 class WithResources(Sequence[Tool]):

@@ -16,8 +16,8 @@ value: reload (s29) diffs and fingerprints them.
 the pages of one listing); ``Limits.from_environ`` reads the ``MCP_COURSE_MAX_*`` variables
 the user CLI honours.
 
-Introduced by the hub spine, used from s19 on; ``Limits`` by the hardening of issue 8.
-Not handled here: reading config files (s27), expanding ``${VAR}`` (s27).
+Not handled here: reading config files (s27), expanding ``${VAR}`` (s27), whether a spec's
+transport exists and has what it needs (the registry's ``harness.transports.check``).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ import shlex
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
-from harness import redact, transports
+from harness import redact
 from harness.errors import ConfigError
 
 
@@ -91,18 +91,13 @@ class ServerSpec:
         object.__setattr__(self, "args", tuple(self.args))
         object.__setattr__(self, "env", FrozenMap(self.env))
         object.__setattr__(self, "headers", FrozenMap(self.headers))
-        if self.transport not in transports.names():
-            raise ConfigError(f"server '{self.name}': field 'transport': expected one of {', '.join(transports.names())}")
-        needed = "command" if transports.is_local(self.transport) else "url"  # a local transport spawns a command
-        if not getattr(self, needed):
-            raise ConfigError(f"server '{self.name}': field '{needed}': required for transport '{self.transport}'")
 
     def where(self) -> str:
         """The command line or URL, as messages print it: as written before any variable was expanded, a URL
         without its userinfo and query values."""
         if self.shown:
             return self.shown
-        return shlex.join([self.command or "", *self.args]) if transports.is_local(self.transport) else redact.url(self.url or "")
+        return shlex.join([self.command or "", *self.args]) if self.url is None else redact.url(self.url)
 
 
 @dataclass(frozen=True)

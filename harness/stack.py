@@ -2,39 +2,35 @@
 
 Every lesson from s27 and the user CLI need the same wiring: ``Connections`` and a
 ``Hub``, every configured server added with a connector, and around the agent loop a
-pool source and a policy. ``Stack`` builds all of it, from the server list that
-``config.load`` gives, with every mechanism the course has built switched on::
+pool source and a policy. ``Stack`` builds all of it from the server list that
+``config.load`` gives and a list of parts (``harness.parts.Part``), each a small object::
 
-    async with Stack(servers, transcript, until="s32", without={"permissions"}, tap=tap) as stack:
+    parts = upto("s32", given=[Reload(settings, reread)], without=(Permissions,))
+    async with Stack(servers, transcript, parts, tap=tap) as stack:
         await stack.connect_all()
         await run_agent(model, prompt, stack.pool(BASE, workspace.tools()), transcript, policy=stack.policy)
 
-The parts, each with the lesson that introduced it:
+The parts, each with the lesson that introduced it; ``upto(lesson)`` gives those up to a
+lesson that need nothing from the caller, and ``given=`` adds or replaces the rest::
 
-    naming       s21  the name checker: a server whose tools would collide is refused
-    auth         s26  OAuth for every server with a URL: needs-auth and its authenticate pseudo-tool
-    lifecycle    s28  every state change shown as a ``state:`` line (or ``on_change``)
-    reconnect    s28  ``lifecycle.Backoff()`` for every connection
-    reload       s29  the settings file ``watch`` watched; each edit (read with ``reread``) applied before the next turn
-    resources    s30  the two resource tools while a server offers resources; its queued logs each turn
-    permissions  s31  the before-call hook: rules, autoApprove, annotations; denied tools not offered
-    screen       s31  a warning when a tool's description reads as instructions to the model
-    output       s32  the after-result, render and show hooks: every block for the Messages API, the cap, spill files
-    elicitation  s33  forms and pages the servers ask for (``asker``)
-    sampling     s33  the servers' sampling requests (``sampler``)
-    roots        s33  the folders offered to servers (``roots``)
-    eras         s34  each server's protocol era negotiated (or pinned by its ``protocol`` field), and
-                      a 2026-07-28 session's side (``harness.modern``: listen, log messages); without
-                      it, every server is opened with ``initialize``, as s23 to s33 do
-    cache        s34  the SDK's response cache on every connection: a 2026-07-28 answer reused for its ttlMs
-                      (``harness.cache``); without it, every list and read is sent
+    Naming        s21  the name checker: a server whose tools would collide is refused
+    Auth          s26  OAuth for every server with a URL: needs-auth and its authenticate pseudo-tool
+    Lifecycle     s28  every state change shown as a ``state:`` line
+    Reconnect     s28  a supervisor with ``lifecycle.Backoff()`` for every connection
+    Reload        s29  the settings file watched; each edit (read again with ``reread``) applied before the next turn
+    Resources     s30  the two resource tools while a server offers resources; its queued logs each turn
+    Permissions   s31  the before-call hook: rules, autoApprove, annotations; denied tools not offered
+    Screen        s31  a warning when a tool's description reads as instructions to the model
+    Output        s32  the after-result, render and show hooks: every block for the Messages API, the cap, spill files
+    Asking        s33  what servers may ask: forms and pages (``asker``), samples (``sampler``), folders (``roots``)
+    Eras          s34  each server's protocol era negotiated (or pinned by its ``protocol`` field), and a
+                       2026-07-28 session's side (``harness.modern``); without it, every server opens with ``initialize``
+    Cache         s34  a 2026-07-28 answer reused for its ttlMs (``harness.cache``); without it, every list and read is sent
 
-``until="sNN"`` keeps only the parts introduced up to that lesson (default: every part);
-``without`` leaves out parts by name. A part that needs something only the caller has is
-on only when given it: reload needs the file to ``watch``; elicitation, sampling and roots
-need their object, since the client declares a capability exactly when it has a callback
-behind it. A name that is
-not a part is a ``UsageError``.
+Every connection also gets the mechanisms of s25, s30 and s33 that cost nothing unless a
+server uses them: an expired HTTP session re-initialized, resources and prompts listed,
+input-required rounds answered (with the callbacks ``Asking`` gives, or none). A
+connection's mechanisms are sorted by their ``order`` (``harness.hooks``).
 
 Leaving ``async with`` closes every server (the hub), every connection and every
 authorization listener, in that order, on every exit: an error, Ctrl-C, a signal.
@@ -52,67 +48,283 @@ import shutil
 import tempfile
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from contextlib import AsyncExitStack
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
-from harness import config, lifecycle, naming, pool
-from harness.errors import UsageError
+import anyio
+
+from harness import auth, cache, config, elicit, era, lifecycle, modern, naming, output, permissions, pool, reload, resources
+from harness.connection import Connections
+from harness.errors import ConfigError, ServerError
+from harness.expiry import SessionExpiry
+from harness.hooks import Mechanism
 from harness.hub import Change, Hub
 from harness.loop import Policy, Turn
+from harness.parts import Built, Connector, Opener, Part
 from harness.tools import Tool
 from harness.transcript import Transcript
 
-PARTS: Mapping[str, str] = {
-    "naming": "s21", "auth": "s26", "lifecycle": "s28", "reconnect": "s28", "reload": "s29", "resources": "s30", "permissions": "s31",
-    "screen": "s31", "output": "s32", "elicitation": "s33", "sampling": "s33", "roots": "s33",
-    "eras": "s34", "cache": "s34",
-}
+if TYPE_CHECKING:
+    from harness.opening import Handshake
+    from harness.wire import WireTap
+
+P = TypeVar("P", bound=Part)
 
 
-def parts(until: str | None = None, without: Iterable[str] = ()) -> frozenset[str]:
-    """The part names introduced up to lesson ``until`` (every part: None), less ``without``."""
-    left_out = set(without)
-    unknown = sorted(left_out - set(PARTS))
-    if unknown:
-        raise UsageError(f"Stack: no part named {', '.join(unknown)} (parts: {', '.join(PARTS)})")
-    return frozenset(name for name, lesson in PARTS.items() if (until is None or lesson <= until) and name not in left_out)
+# -- the parts -----------------------------------------------------------------------------
+
+
+@dataclass
+class Naming(Part):
+    lesson: ClassVar[str] = "s21"
+
+    def accept(self, transcript: Transcript | None) -> Callable[..., Any]:
+        said = transcript if transcript is not None else Transcript()  # no transcript: the warnings go nowhere
+        return naming.checker(said.warning, said.note)
+
+
+@dataclass
+class Auth(Part):
+    """``token_store``: where tokens are kept (None: a folder for this stack's life); ``browser``: how a sign-in is shown."""
+
+    lesson: ClassVar[str] = "s26"
+    token_store: Path | None = None
+    browser: auth.Browser | None = None
+    store: Path | None = field(default=None, init=False)  # where the tokens are (None: no server uses OAuth)
+    authorizers: dict[str, auth.Authorizer] = field(default_factory=dict, init=False)
+
+    async def enter(self, built: Built) -> None:
+        remote = []
+        for server in built.servers:
+            if server.spec is None or server.spec.url is None:
+                continue
+            try:
+                remote.append((server.name, config.expand(server.spec, built.environ).url))
+            except ConfigError:
+                continue  # its connect fails with that error; there is nothing to authorize
+        if not remote:
+            return
+        self.store = self.token_store or built.exits.enter_context(auth.temporary_store())
+        said = built.transcript if built.transcript is not None else Transcript()  # no transcript: the exchange is not shown
+        for name, url in remote:
+            authorizer = auth.Authorizer(name, url, self.store, said, **({"browser": self.browser} if self.browser else {}))
+            self.authorizers[name] = await built.exits.enter_async_context(authorizer)
+        built.found["authorizers"] = self.authorizers
+
+    def connector(self, server: config.ServerConfig, opener: Opener, built: Built) -> Connector | None:
+        authorizer = self.authorizers.get(server.name)
+        return None if authorizer is None else auth.connector(authorizer, opener, built.hub)
+
+
+@dataclass
+class Lifecycle(Part):
+    lesson: ClassVar[str] = "s28"
+
+    def on_change(self, transcript: Transcript | None) -> Callable[[Change], None] | None:
+        return lifecycle.show(transcript) if transcript is not None else None
+
+
+@dataclass
+class Reconnect(Part):
+    lesson: ClassVar[str] = "s28"
+    backoff: lifecycle.Backoff = field(default_factory=lifecycle.Backoff)
+
+    def mechanisms(self, server: config.ServerConfig, built: Built) -> Sequence[Mechanism]:
+        return [lifecycle.Supervisor(self.backoff)]
+
+
+@dataclass
+class Reload(Part):
+    """``watch``: the settings file; ``reread()``: the servers it now configures; ``shown``: its name in messages."""
+
+    lesson: ClassVar[str] = "s29"
+    watch: Path
+    reread: Callable[[], list[config.ServerConfig]]
+    shown: str | None = None
+    reloader: reload.Reloader | None = field(default=None, init=False)
+
+    async def started(self, built: Built) -> None:
+        self.reloader = reload.Reloader(built.hub, self.watch, self.reread, built.servers, built.connector, built.transcript,
+                                        shown=self.shown)
+        watching = await built.exits.enter_async_context(anyio.create_task_group())
+        built.exits.callback(watching.cancel_scope.cancel)  # runs first on leaving: the watcher stops, then the task group ends
+        watching.start_soon(self.reloader.run)
+
+    async def before_turn(self, built: Built) -> None:
+        if self.reloader is not None:
+            await self.reloader.settled()  # an edit made during the last turn is applied before this one
+
+
+@dataclass
+class Resources(Part):
+    lesson: ClassVar[str] = "s30"
+
+    def builtins(self, tools: Sequence[Tool], built: Built) -> Sequence[Tool]:
+        return resources.WithResources(tools, built.hub)
+
+    async def before_turn(self, built: Built) -> None:
+        resources.show_logs(built.hub, built.transcript)  # what servers said between calls, before this turn
+
+
+@dataclass
+class Permissions(Part):
+    """``rules``: allow, ask and deny; ``prompter``: who answers an ask (None: nobody, so no)."""
+
+    lesson: ClassVar[str] = "s31"
+    rules: permissions.Rules | None = None
+    prompter: permissions.Prompter | None = None
+    permissions: permissions.Permissions | None = field(default=None, init=False)
+    _said: set[str] = field(default_factory=set, init=False)
+
+    async def enter(self, built: Built) -> None:
+        entries = [s for s in built.servers if s.spec is not None]
+        self.permissions = permissions.Permissions(self.rules or permissions.Rules(), prompter=self.prompter,
+                                                   auto_approve=permissions.auto_approve(entries), transcript=built.transcript)
+
+    def offered(self, turn: Turn, built: Built) -> Turn:
+        assert self.permissions is not None
+        for name, rule in self.permissions.hidden(turn.tools).items():  # deny rules hide tools: say so once
+            if name not in self._said and built.transcript is not None:
+                self._said.add(name)
+                built.transcript.note(f"{name} is not offered: deny rule {rule}")
+        return Turn(turn.system, tuple(self.permissions.visible(turn.tools)))
+
+    def policy(self, policy: Policy, built: Built) -> Policy:
+        assert self.permissions is not None
+        return replace(policy, before_call=self.permissions.before_call)
+
+
+@dataclass
+class Screen(Part):
+    lesson: ClassVar[str] = "s31"
+    screen: permissions.Screen | None = field(default=None, init=False)
+
+    async def enter(self, built: Built) -> None:
+        self.screen = permissions.Screen(built.transcript)
+
+    async def connected(self, built: Built) -> None:
+        self._check(built)
+
+    async def before_turn(self, built: Built) -> None:
+        self._check(built)
+
+    def _check(self, built: Built) -> None:
+        if self.screen is not None:
+            self.screen.check(built.hub.clients)
+
+
+@dataclass
+class Output(Part):
+    """``spill``: the folder long results and binary blocks go to (None: one for this stack's life); ``shown_as``: its name."""
+
+    lesson: ClassVar[str] = "s32"
+    spill: Path | None = None
+    shown_as: str = ""
+    output: output.Output | None = field(default=None, init=False)
+
+    async def enter(self, built: Built) -> None:
+        folder = self.spill
+        if folder is None:
+            folder = Path(tempfile.mkdtemp(prefix="mcp-course-output-"))
+            built.exits.callback(shutil.rmtree, folder, ignore_errors=True)
+        entries = [s for s in built.servers if s.spec is not None]
+        self.output = output.Output(folder, shown_as=self.shown_as, transcript=built.transcript, caps=output.caps(entries))
+
+    def policy(self, policy: Policy, built: Built) -> Policy:
+        assert self.output is not None
+        return replace(policy, after_result=self.output.after_result, render=self.output.render, show=self.output.show)
+
+
+@dataclass
+class Asking(Part):
+    """What a server may ask for: the user (``asker``), the model (``sampler``), the folders (``roots``); each optional.
+    A session declares a capability exactly for what is given."""
+
+    lesson: ClassVar[str] = "s33"
+    asker: elicit.Asker | None = None
+    sampler: elicit.Sampler | None = None
+    roots: elicit.Roots | None = None
+
+    def callbacks(self, server: config.ServerConfig) -> Mapping[str, Callable[..., Any]]:
+        return elicit.callbacks(server.name, asker=self.asker, sampler=self.sampler, roots=self.roots)
+
+
+@dataclass
+class Eras(Part):
+    lesson: ClassVar[str] = "s34"
+
+    def handshake(self, server: config.ServerConfig) -> Handshake:
+        return era.handshake(era.protocol(server))
+
+    def mechanisms(self, server: config.ServerConfig, built: Built) -> Sequence[Mechanism]:
+        return modern.mechanisms()
+
+
+@dataclass
+class Cache(Part):
+    lesson: ClassVar[str] = "s34"
+
+    def mechanisms(self, server: config.ServerConfig, built: Built) -> Sequence[Mechanism]:
+        authorizer = built.found.get("authorizers", {}).get(server.name)
+        return [cache.ResponseCache(cache.Settings(partition=cache.partition(authorizer)))]
+
+
+def mechanisms(callbacks: Mapping[str, Callable[..., Any]] | None = None, *, eras: bool = False) -> list[Mechanism]:
+    """What every connection of a stack has, for a caller that opens connections itself: an expired HTTP session
+    re-initialized (s25), resources and prompts (s30), input-required rounds answered with ``callbacks`` (s33); with
+    ``eras``, a 2026-07-28 session's side too (s34). Sorted by ``order``: the first is outermost."""
+    found: list[Mechanism] = [SessionExpiry(), resources.Offering(), elicit.InputRounds(callbacks or {})]
+    if eras:
+        found += modern.mechanisms()
+    return sorted(found, key=lambda m: m.order)
+
+
+DEFAULTS: tuple[type[Part], ...] = (Naming, Auth, Lifecycle, Reconnect, Resources, Permissions, Screen, Output, Eras, Cache)
+
+
+def upto(lesson: str | None = None, *, given: Iterable[Part] = (), without: tuple[type[Part], ...] = ()) -> list[Part]:
+    """The parts introduced up to ``lesson`` (every one: None), in lesson order: each of ``DEFAULTS``, or the part of
+    its kind in ``given``, which also adds the parts that need the caller (``Reload``, ``Asking``); less ``without``."""
+    given = list(given)
+    kinds = [*DEFAULTS, *(type(p) for p in given if type(p) not in DEFAULTS)]
+    chosen = []
+    for kind in sorted(kinds, key=lambda k: k.lesson):  # stable: the order above within a lesson
+        if (lesson is not None and kind.lesson > lesson) or issubclass(kind, without):
+            continue
+        part = next((p for p in given if type(p) is kind), None)
+        chosen.append(part if part is not None else kind())
+    return chosen
+
+
+# -- the stack -----------------------------------------------------------------------------
 
 
 class Stack:
-    """Connections, hub, connectors, pool and policy for ``servers``; an async context manager."""
+    """Connections, hub, connectors, pool and policy for ``servers`` with ``parts``; an async context manager."""
 
-    def __init__(self, servers: Sequence[config.ServerConfig], transcript: Transcript | None = None, *,
-                 until: str | None = None, without: Iterable[str] = (), environ: Mapping[str, str] = os.environ,
-                 tap: Any = None, options: Callable[[config.ServerConfig], dict[str, Any]] | None = None,
+    def __init__(self, servers: Sequence[config.ServerConfig], transcript: Transcript | None = None,
+                 parts: Sequence[Part] | None = None, *, environ: Mapping[str, str] = os.environ, tap: WireTap | None = None,
                  on_change: Callable[[Change], None] | None = None, warn: Callable[[str], None] | None = None,
-                 progress: Callable[[str], None] | None = None,
-                 watch: Path | None = None, reread: Callable[[], list[config.ServerConfig]] | None = None,
-                 watch_shown: str | None = None,
-                 token_store: Path | None = None, browser: Any = None,
-                 rules: Any = None, prompter: Any = None,
-                 spill: Path | None = None, spill_shown_as: str = "",
-                 asker: Any = None, sampler: Any = None, roots: Any = None) -> None:
-        self.parts = parts(until, without)
+                 progress: Callable[[str], None] | None = None) -> None:
         self.servers = list(servers)
         self.transcript = transcript
-        self.environ, self.tap, self._options = environ, tap, options
+        self.parts = list(upto() if parts is None else parts)
+        self.environ, self.tap = environ, tap
         self._on_change, self._warn, self._progress = on_change, warn, progress
-        self._token_store, self._browser = token_store, browser
-        self._watch = (watch, reread, watch_shown) if watch is not None and reread is not None and "reload" in self.parts else None
-        self._rules, self._prompter = rules, prompter
-        self._spill, self._spill_shown_as = spill, spill_shown_as
-        self._asking = {"asker": asker if "elicitation" in self.parts else None,
-                        "sampler": sampler if "sampling" in self.parts else None,
-                        "roots": roots if "roots" in self.parts else None}
         self._exits = AsyncExitStack()
-        self._authorizers: dict[str, Any] = {}
-        self.conns: Any = None
-        self.hub: Hub  # set on entering
-        self.permissions: Any = None
-        self.screen: Any = None
-        self.output: Any = None
-        self.reloader: Any = None  # the s29 Reloader while the settings file is watched
-        self.token_store: Path | None = None  # where the tokens are (None: no server uses OAuth); keep the file tools out
+        self.built: Built  # set on entering
+        self.hub: Hub
+
+    def find(self, kind: type[P]) -> P | None:
+        """The part of this kind in the stack, or None if it was left out."""
+        return next((p for p in self.parts if isinstance(p, kind)), None)
+
+    @property
+    def token_store(self) -> Path | None:
+        """Where the tokens are (None: no server uses OAuth): keep the file tools out of it."""
+        part = self.find(Auth)
+        return part.store if part is not None else None
 
     async def __aenter__(self) -> Stack:
         try:
@@ -126,168 +338,81 @@ class Stack:
         return await self._exits.__aexit__(*exc_info)
 
     async def _build(self) -> None:
-        from harness.connection import Connections  # the SDK: only once there is something to connect
-
-        if "auth" in self.parts:
-            await self._open_authorizers()
-        more: dict[str, Any] = {}
-        if "eras" in self.parts:  # every connection: a 2026-07-28 session's side (listen, log messages)
-            from harness import era
-
-            more["mechanisms"] = era.mechanisms()
-        self.conns = await self._exits.enter_async_context(
-            Connections(self.transcript, warn=self._warn, progress=self._progress, **more))
-        said = self.transcript
-        accept = None
-        if "naming" in self.parts:
-            accept = naming.checker(said.warning, said.note) if said is not None else naming.checker(_nothing, _nothing)
-        on_change = self._on_change
-        if on_change is None and "lifecycle" in self.parts and said is not None:
-            on_change = lifecycle.show(said)
-        self.hub = await self._exits.enter_async_context(Hub(self.transcript, accept=accept, on_change=on_change))
-        entries = [s for s in self.servers if s.spec is not None]  # a broken entry's fields were refused when read (config.fields)
-        if "permissions" in self.parts:
-            from harness import permissions
-
-            self.permissions = permissions.Permissions(self._rules or permissions.Rules(),
-                                                       auto_approve=permissions.auto_approve(entries),
-                                                       prompter=self._prompter, transcript=self.transcript)
-        if "screen" in self.parts:
-            from harness import permissions
-
-            self.screen = permissions.Screen(self.transcript)
-        if "output" in self.parts:
-            from harness import output
-
-            folder = self._spill
-            if folder is None:  # no folder given: one for this stack's life
-                folder = Path(tempfile.mkdtemp(prefix="mcp-course-output-"))
-                self._exits.callback(shutil.rmtree, folder, ignore_errors=True)
-            self.output = output.Output(folder, shown_as=self._spill_shown_as, transcript=self.transcript,
-                                        caps=output.caps(entries))
+        # Entered in this order, so closed in reverse: what the parts open (an authorization listener) outlives the
+        # connections, which outlive the hub's servers; a part started last (the reload watcher) stops first.
+        self.built = built = Built(self.transcript, self.servers, self.environ, self._exits, self.connector)
+        for part in self.parts:
+            await part.enter(built)
+        built.conns = await self._exits.enter_async_context(Connections(self.transcript, warn=self._warn, progress=self._progress))
+        accept = next((a for p in self.parts if (a := p.accept(self.transcript)) is not None), None)
+        on_change = self._on_change or next((c for p in self.parts if (c := p.on_change(self.transcript)) is not None), None)
+        self.hub = built.hub = await self._exits.enter_async_context(Hub(self.transcript, accept=accept, on_change=on_change))
         config.add_to(self.hub, self.servers, self.connector)
-        if self._watch is not None:
-            import anyio
-
-            from harness import reload
-
-            path, reread, shown = self._watch
-            self.reloader = reload.Reloader(self.hub, path, reread, self.servers, self.connector, self.transcript, shown=shown)
-            watching = await self._exits.enter_async_context(anyio.create_task_group())
-            self._exits.callback(watching.cancel_scope.cancel)  # runs first on leaving: the watcher stops, then the task group ends
-            watching.start_soon(self.reloader.run)
-
-    async def _open_authorizers(self) -> None:
-        from harness import auth
-        from harness.errors import ConfigError
-
-        remote = []
-        for server in self.servers:
-            if server.spec is None or server.spec.url is None:
-                continue
-            try:
-                remote.append((server.name, config.expand(server.spec, self.environ).url))
-            except ConfigError:
-                continue  # its connect fails with that error; there is nothing to authorize
-        if not remote:
-            return
-        store = self._token_store
-        if store is None:  # no store given: tokens for this stack's life only
-            store = self._exits.enter_context(auth.temporary_store())
-        self.token_store = store
-        said = self.transcript if self.transcript is not None else Transcript()  # no transcript: the exchange is not shown
-        for name, url in remote:
-            authorizer = auth.Authorizer(name, url, store, said, **({"browser": self._browser} if self._browser else {}))
-            self._authorizers[name] = await self._exits.enter_async_context(authorizer)
+        for part in self.parts:
+            await part.started(built)
 
     # -- what the hub, reload and the loop get --
 
-    def connector(self, server: config.ServerConfig) -> Any:
-        """The hub connector for ``server`` with every connection part on: what ``config.add_to`` and a reload take."""
-        how: dict[str, Any] = {"tap": self.tap}
-        if "reconnect" in self.parts:
-            how["reconnect"] = lifecycle.Backoff()
-        if any(self._asking.values()):
-            from harness import elicit
+    def connector(self, server: config.ServerConfig) -> Connector:
+        """The hub connector for ``server`` with every part applied: what ``config.add_to`` and a reload take."""
+        try:
+            handshake = next((h for p in self.parts if (h := p.handshake(server)) is not None), None)
+        except ConfigError as exc:  # that server fails with the reason; the others go on
+            said = str(exc)
 
-            how.update(elicit.callbacks(server.name, **self._asking))
-        if "eras" in self.parts:
-            from harness import era
-            from harness.errors import ConfigError, ServerError
+            async def broken() -> Any:
+                raise ServerError(said)
 
-            try:
-                how["handshake"] = era.handshake(era.protocol(server))
-            except ConfigError as exc:  # that server fails with the reason; the others go on
-                said = str(exc)
+            return broken
+        built = self.built
 
-                async def broken() -> Any:
-                    raise ServerError(said)
+        def plugged() -> list[Mechanism]:
+            callbacks: dict[str, Callable[..., Any]] = {}
+            for part in self.parts:
+                callbacks.update(part.callbacks(server))
+            found = mechanisms(callbacks) + [m for part in self.parts for m in part.mechanisms(server, built)]
+            return sorted(found, key=lambda m: m.order)
 
-                return broken
-        authorizer = self._authorizers.get(server.name)
-        if "cache" in self.parts:
-            from harness import cache
+        era_handshake = handshake
 
-            how[cache.OPTION] = cache.Settings(partition=cache.partition(authorizer))
-        if self._options is not None:
-            how.update(self._options(server))
-        if authorizer is None:
-            return config.connector(server, self.conns, self.environ, **how)
-        from harness import auth
+        def opener(*, auth: Any = None, handshake: Handshake | None = None) -> Awaitable[Any]:
+            # The era's handshake wins: each of its steps already stops the connect clock at a sign-in (s26's does too).
+            return config.connector(server, built.conns, self.environ, tap=self.tap, handshake=era_handshake or handshake,
+                                    auth=auth, mechanisms=plugged)()
 
-        async def opener(**more: Any) -> Any:
-            if "handshake" in how:  # the era's: each of its steps already stops the connect clock at a sign-in
-                more.pop("handshake", None)
-            return await config.connector(server, self.conns, self.environ, **how, **more)()
-
-        return auth.connector(authorizer, opener, self.hub)
+        for part in self.parts:
+            if (wrapped := part.connector(server, opener, built)) is not None:
+                return wrapped
+        return lambda: opener()
 
     async def connect_all(self) -> None:
-        """Connect every pending server at once (``Hub.connect_all``); the screen looks at each tool as it appears."""
+        """Connect every pending server at once (``Hub.connect_all``); then each part looks (the screen, at each tool)."""
         await self.hub.connect_all()
-        if self.screen is not None:
-            self.screen.check(self.hub.clients)
+        for part in self.parts:
+            await part.connected(self.built)
 
     def pool(self, base: str, builtins: Sequence[Tool], report: Callable[[str], None] | None = None) -> Callable[[], Awaitable[Turn]]:
-        """The pool source (s22's ``pool.rebuilt``) with the parts that act on each turn, in this order: an edit of
-        the watched file applied, queued server logs shown, new tools screened, denied tools left out."""
-        if "resources" in self.parts:
-            from harness import resources
-
-            builtins = resources.WithResources(builtins, self.hub)
+        """The pool source (s22's ``pool.rebuilt``) with what each part does on each turn, in the parts' order: before the
+        turn (an edit applied, logs shown, new tools screened), then the offered turn (denied tools left out)."""
+        built = self.built
+        for part in self.parts:
+            builtins = part.builtins(builtins, built)
         rebuilt = pool.rebuilt(base, builtins, self.hub.clients, report=report, entries=self.hub.entries)  # needs-auth is not "connected"
-        said: set[str] = set()
 
         async def turn() -> Turn:
-            if self.reloader is not None:
-                await self.reloader.settled()  # an edit made during the last turn is applied before this one
-            if "resources" in self.parts:
-                from harness import resources
-
-                resources.show_logs(self.hub, self.transcript)  # what servers said between calls, before this turn
-            if self.screen is not None:
-                self.screen.check(self.hub.clients)
+            for part in self.parts:
+                await part.before_turn(built)
             offered = rebuilt()
-            if self.permissions is None:
-                return offered
-            for name, rule in self.permissions.hidden(offered.tools).items():  # deny rules hide tools: say so once
-                if name not in said and self.transcript is not None:
-                    said.add(name)
-                    self.transcript.note(f"{name} is not offered: deny rule {rule}")
-            return Turn(offered.system, tuple(self.permissions.visible(offered.tools)))
+            for part in self.parts:
+                offered = part.offered(offered, built)
+            return offered
 
         return turn
 
     @property
     def policy(self) -> Policy:
-        """The composed policy: permissions' before-call, then output's after-result, render and show."""
-        hooks: dict[str, Any] = {}
-        if self.permissions is not None:
-            hooks["before_call"] = self.permissions.before_call
-        if self.output is not None:
-            hooks.update(after_result=self.output.after_result, render=self.output.render, show=self.output.show)
-        return Policy(**hooks)
-
-
-def _nothing(text: str) -> None:
-    pass
+        """The composed policy: each part's hooks in turn (permissions' before-call, then output's after-result, ...)."""
+        policy = Policy()
+        for part in self.parts:
+            policy = part.policy(policy, self.built)
+        return policy

@@ -16,6 +16,7 @@ from conftest import ROOT
 from leaks import no_process_left  # noqa: F401  (the fixture)
 from limits import TIMEOUTS
 
+from harness import stack
 from harness.connection import Connections
 from harness.errors import ToolError
 from harness.spec import MIB, Limits, ServerSpec, State
@@ -46,7 +47,7 @@ async def failed_call(server, tool="echo") -> str:
 def test_a_result_that_breaks_its_own_output_schema_fails_that_call_only(kind, why):
     async def main():
         async with Connections(timeouts=TIMEOUTS) as conns:
-            server = await conns.open(hostile("--bad-structured", kind))
+            server = await conns.open(hostile("--bad-structured", kind), mechanisms=stack.mechanisms())
             said = await failed_call(server)
             assert said.startswith("server 'hostile': tool 'echo': the server's result breaks the tool's own output schema: "), said
             assert why in said, said
@@ -62,10 +63,10 @@ def test_a_servers_own_error_32000_is_that_calls_error_not_a_lost_connection(tra
         transcript = Transcript()
         async with Connections(transcript, timeouts=TIMEOUTS) as conns:
             if transport == "stdio":
-                await check(await conns.open(hostile("--error-code", "-32000")), transcript)
+                await check(await conns.open(hostile("--error-code", "-32000"), mechanisms=stack.mechanisms()), transcript)
             else:
                 async with serve_http("hostile", "http", "--transport", "http", "--error-code", "-32000", module="mock_servers.hostile") as url:
-                    await check(await conns.open(ServerSpec("hostile", "http", url=url)), transcript)
+                    await check(await conns.open(ServerSpec("hostile", "http", url=url), mechanisms=stack.mechanisms()), transcript)
 
     async def check(server, transcript):
         said = await failed_call(server)
@@ -93,7 +94,7 @@ def test_a_32601_to_templates_leaves_the_resources_and_the_connection():
     async def main():
         transcript = Transcript()
         async with Connections(transcript, timeouts=TIMEOUTS) as conns:
-            server = await conns.open(hostile("--resources-without-templates"))
+            server = await conns.open(hostile("--resources-without-templates"), mechanisms=stack.mechanisms())
             assert server.state is State.CONNECTED
             assert [r["uri"] for r in server.resources] == ["hostile://blob"] and server.resource_templates == []
             warned = [e["text"] for e in transcript.events if e["kind"] == "warning"]
@@ -105,7 +106,7 @@ def test_a_32601_to_templates_leaves_the_resources_and_the_connection():
 def test_a_resource_blob_past_the_frame_limit_names_the_limit():
     async def main():
         async with Connections(timeouts=TIMEOUTS, limits=Limits(frame=1 * MIB)) as conns:
-            server = await conns.open(hostile("--huge-resource", str(3 * MIB)))
+            server = await conns.open(hostile("--huge-resource", str(3 * MIB)), mechanisms=stack.mechanisms())
             with pytest.raises(ToolError) as caught:
                 await server.read_resource("hostile://blob")
             said = str(caught.value)

@@ -19,7 +19,8 @@ import pytest
 from harness import cache, era, hooks
 from harness.connection import Connections
 from harness.spec import ServerSpec
-from harness.stack import parts
+from harness import stack
+from harness.stack import Cache, upto
 from harness.transcript import Transcript
 from harness.wire import WireTap
 from leaks import no_process_left  # noqa: F401  (the fixture)
@@ -88,7 +89,7 @@ def made(**settings):
 
 def fetch(mechanism, session, server, times=1, method="resources/read", key=URI):
     async def main():
-        return [await mechanism.fetched(session, method, key, server) for _ in range(times)]
+        return [await mechanism.around_request(session, method, key, server) for _ in range(times)]
 
     return anyio.run(main)
 
@@ -146,7 +147,7 @@ def test_a_list_changed_evicts_the_lists_it_names(notification, evicted, kept):
     servers = {m: Server(tools_result("a", ttl_ms=60_000)) for m in evicted | kept}
     for method, server in servers.items():
         fetch(mechanism, session, server, method=method, key="")
-    mechanism.notified(notification)  # as the SDK's callback calls it: it records, the next fetch evicts
+    mechanism.on_notification(notification)  # as the SDK's callback calls it: it records, the next fetch evicts
     for method, server in servers.items():
         fetch(mechanism, session, server, method=method, key="")
     sent = {m for m, s in servers.items() if s.sent == 2}
@@ -159,7 +160,7 @@ def test_resources_updated_evicts_that_uri_only():
     one, other = Server(read_result(ttl_ms=60_000)), Server(read_result(ttl_ms=60_000))
     fetch(mechanism, session, one, key=URI)
     fetch(mechanism, session, other, key="handbook://pages/style")
-    mechanism.notified(types.ResourceUpdatedNotification(params=types.ResourceUpdatedNotificationParams(uri=URI)))
+    mechanism.on_notification(types.ResourceUpdatedNotification(params=types.ResourceUpdatedNotificationParams(uri=URI)))
     fetch(mechanism, session, one, key=URI)
     fetch(mechanism, session, other, key="handbook://pages/style")
     assert (one.sent, other.sent) == (2, 1)
@@ -170,7 +171,7 @@ def test_an_answer_in_flight_when_its_list_changes_is_not_kept():
     session = Session()
 
     async def changing():
-        mechanism.notified(types.ToolListChangedNotification())  # heard while the request was out
+        mechanism.on_notification(types.ToolListChangedNotification())  # heard while the request was out
         return tools_result("old", ttl_ms=60_000)
 
     fetch(mechanism, session, changing, method="tools/list", key="")
@@ -256,14 +257,12 @@ def test_a_broken_store_degrades_to_a_miss_said_once(caplog):
     assert not [r for r in caplog.records if r.name == "mcp.client.caching"], "expected the SDK's traceback line dropped"
 
 
-def test_the_hook_chain_is_free_without_a_cache_and_the_plug_needs_its_option():
+def test_the_hook_chain_is_free_without_a_cache_and_the_stack_part_is_s34s():
     plain = [hooks.Mechanism()]
-    assert hooks.fetches(plain) is hooks._request, "expected no wrapper when no mechanism overrides fetched"
-    options: dict = {}
-    assert cache.plug(options) is None
-    options = {"cache": cache.Settings(), "other": 1}
-    assert isinstance(cache.plug(options), cache.ResponseCache) and options == {"other": 1}
-    assert "cache" in parts() and "cache" not in parts(without={"cache"}) and "cache" not in parts(until="s33")
+    assert hooks.fetches(plain) is hooks._request, "expected no wrapper when no mechanism overrides around_request"
+    kinds = [type(p) for p in upto()]
+    assert Cache in kinds and Cache not in [type(p) for p in upto(without=(Cache,))]
+    assert Cache not in [type(p) for p in upto("s33")]
 
 
 # --- the handbook over stdio, counting requests at the wire tap ---------------------------------
@@ -278,8 +277,9 @@ async def opened(conns, sent, protocol, *flags, clock=None):
         if direction == "send" and "method" in message:
             sent.append(message["method"])
 
+    mechanisms = [*stack.mechanisms(eras=True), cache.ResponseCache(cache.Settings(clock=clock or Clock()))]
     return await conns.open(handbook(*flags), tap=WireTap(count), timeouts=TIMEOUTS, handshake=era.handshake(protocol),
-                            cache=cache.Settings(clock=clock or Clock()))
+                            mechanisms=sorted(mechanisms, key=lambda m: m.order))
 
 
 @pytest.mark.slow
@@ -290,7 +290,7 @@ def test_the_handbook_in_2026_a_second_read_sends_nothing_and_a_change_ends_the_
 
     async def main():
         sent: list[str] = []
-        async with Connections(said, mechanisms=era.mechanisms()) as conns:
+        async with Connections(said) as conns:
             conn = await opened(conns, sent, MODERN, "--cache-ttl", "60000", clock=clock)
             start = len(sent)
             await conn.read_resource(URI)
@@ -321,7 +321,7 @@ def test_the_handbook_in_2026_a_second_read_sends_nothing_and_a_change_ends_the_
 def test_the_handbook_in_the_handshake_era_and_after_a_reconnect_sends_every_read():
     async def main():
         sent: list[str] = []
-        async with Connections(Transcript(), mechanisms=era.mechanisms()) as conns:
+        async with Connections(Transcript()) as conns:
             old = await opened(conns, sent, HANDSHAKE, "--cache-ttl", "60000")
             await old.read_resource(URI)
             await old.read_resource(URI)
@@ -339,12 +339,12 @@ def test_the_handbook_in_the_handshake_era_and_after_a_reconnect_sends_every_rea
 
 @pytest.mark.slow
 @pytest.mark.usefixtures("no_process_left")
-@pytest.mark.parametrize(("without", "reads"), [((), 1), (("cache",), 2)], ids=["stack", "without-cache"])
+@pytest.mark.parametrize(("without", "reads"), [((), 1), ((Cache,), 2)], ids=["stack", "without-cache"])
 def test_the_stack_plugs_the_cache_in_as_its_part_cache(without, reads):
     from types import MappingProxyType
 
     from harness import config
-    from harness.stack import Stack
+    from harness.stack import Permissions, Stack
 
     server = config.ServerConfig("handbook", "file", "test.json", handbook("--cache-ttl", "60000"), timeouts=TIMEOUTS,
                                  raw=MappingProxyType({"protocol": MODERN}))
@@ -352,7 +352,7 @@ def test_the_stack_plugs_the_cache_in_as_its_part_cache(without, reads):
     async def main():
         sent: list[str] = []
         tap = WireTap(lambda name, direction, message: sent.append(message.get("method")) if direction == "send" else None)
-        async with Stack([server], Transcript(), without={"permissions", *without}, tap=tap) as built:
+        async with Stack([server], Transcript(), upto(without=(Permissions, *without)), tap=tap) as built:
             await built.connect_all()
             client = built.hub.clients["handbook"]
             await client.read_resource(URI)

@@ -52,7 +52,7 @@ def test_aliases_kinds_and_unknown_names():
     assert transports.is_local("stdio") and not transports.is_local("sse") and not transports.is_local("nope")
     assert kind_of(ServerSpec("r", "http", url="http://127.0.0.1:1/mcp")) == "remote" and kind_of(None) == "local"
     with pytest.raises(ConfigError, match="field 'url': required for transport 'sse'"):
-        ServerSpec("r", "sse")
+        transports.check(ServerSpec("r", "sse"))
 
 
 def test_the_spec_and_registry_import_no_transport_module():
@@ -77,9 +77,11 @@ def test_a_connection_meets_every_protocol():
     from harness.connection import MCPConnection
     from harness.spec import Timeouts
 
-    conn = MCPConnection(ServerSpec("docs", "http", url="http://127.0.0.1:1/mcp"), tap=None, auth=None,
-                         timeouts=Timeouts(), transcript=None, session_options={})
+    from harness.spec import Limits
+
+    spec = ServerSpec("docs", "http", url="http://127.0.0.1:1/mcp")
+    conn = MCPConnection(spec, transport=transports.lookup(spec), timeouts=Timeouts(), limits=Limits(), transcript=None)
     for protocol in (client.Client, client.Lists, client.Renews, client.Observed, client.Closes, client.Offers,
-                     client.Rooted, client.Retimed, client.Stderr):
+                     client.Rooted, client.Retimed, client.Stderr, client.Speaks, client.Host):
         assert isinstance(conn, protocol), f"expected MCPConnection to be {protocol.__name__}"
     assert not client.has_resources(conn), "no capabilities before a handshake"

@@ -10,6 +10,7 @@ from pathlib import Path
 import anyio
 import pytest
 
+from harness import stack
 from harness import elicit
 from harness.connection import Connections, classic_handshake, discover_handshake
 from harness.errors import ToolError
@@ -39,8 +40,9 @@ def run_desk(answers, calls, *, modern=False, roots_at: Path | None = None, max_
     async def main():
         said = []
         async with Connections(transcript, timeouts=TIMEOUTS) as conns:
+            callbacks = elicit.callbacks("desk", asker=asker, sampler=sampler, roots=roots)
             conn = await conns.open(DESK, handshake=discover_handshake if modern else classic_handshake,
-                                    **elicit.callbacks("desk", asker=asker, sampler=sampler, roots=roots))
+                                    mechanisms=stack.mechanisms(callbacks))
             for tool, arguments in calls:
                 if tool == "move":
                     await roots.move(move_to, [conn])

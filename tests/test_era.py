@@ -14,11 +14,11 @@ import mcp_types as types
 import pytest
 from mcp.shared.exceptions import MCPError
 
-from harness import era
+from harness import era, stack
 from harness.config import ServerConfig
 from harness.connection import Connections
 from harness.errors import ConfigError, ServerError, ToolError
-from harness.sessions import InPhase
+from harness.opening import InPhase
 from harness.spec import ServerSpec, Timeouts
 from harness.transcript import Transcript
 from leaks import no_process_left  # noqa: F401  (the fixture)
@@ -161,7 +161,7 @@ def opened(choice, *flags, timeouts=TIMEOUTS):
     async def main():
         async with Connections(transcript, timeouts=timeouts) as conns:
             try:
-                conn = await conns.open(spec("handbook", *flags), handshake=era.handshake(choice), mechanisms=era.mechanisms())
+                conn = await conns.open(spec("handbook", *flags), handshake=era.handshake(choice), mechanisms=stack.mechanisms(eras=True))
             except ServerError as exc:
                 return str(exc)
             return conn.protocol, sorted(conn.capabilities), len(conn.resources), len(conn.prompts), [t["name"] for t in conn.tools]
@@ -192,12 +192,11 @@ def test_a_server_that_never_answers_fails_naming_the_step_and_the_timeout(choic
 def test_a_result_without_result_type_counts_as_complete():
     from mcp.shared.message import SessionMessage
 
-    from harness import modern
     from harness.guard import guard
 
     async def main():
         send, receive = anyio.create_memory_object_stream(4)
-        read, _ = guard(receive, None, errors={}, warn=print, answered=[modern.Modern().answered])
+        read, _ = guard(receive, None, errors={}, warn=print)
         answer = types.JSONRPCResponse(jsonrpc="2.0", id=1, result={"content": [{"type": "text", "text": "hi"}]})
         waiting = types.JSONRPCResponse(jsonrpc="2.0", id=2, result={"resultType": "input_required", "inputRequests": {}})
         for message in (answer, waiting):
@@ -216,7 +215,7 @@ def test_list_changes_come_on_a_listen_stream_in_2026_07_28_and_on_the_session_b
     async def main(choice):
         transcript = Transcript(out=io.StringIO())
         async with Connections(transcript, timeouts=TIMEOUTS) as conns:
-            conn = await conns.open(spec("handbook"), handshake=era.handshake(choice), mechanisms=era.mechanisms())
+            conn = await conns.open(spec("handbook"), handshake=era.handshake(choice), mechanisms=stack.mechanisms(eras=True))
             await conn.call_tool("publish_page", {"title": "faq", "text": "# FAQ"})
             return [t["name"] for t in conn.tools], [r["uri"] for r in conn.resources], notes(transcript)
 
@@ -232,7 +231,7 @@ def test_no_session_and_so_no_expiry_in_2026_07_28_over_http():
     async def main(choice):
         async with serve_http("docs", "http", "--forget-sessions-after", "1") as url, \
                 Connections(Transcript(out=io.StringIO()), timeouts=TIMEOUTS) as conns:
-            conn = await conns.open(ServerSpec("docs", "http", url=url), handshake=era.handshake(choice), mechanisms=era.mechanisms())
+            conn = await conns.open(ServerSpec("docs", "http", url=url), handshake=era.handshake(choice), mechanisms=stack.mechanisms(eras=True))
             first = await conn.call_tool("search", {"query": "deploy"})
             second = await conn.call_tool("search", {"query": "deploy"})  # the server forgot its sessions: none here
             return conn.context.watch.session_id, conn.generation, first.text() == second.text()
@@ -247,7 +246,7 @@ def test_a_reconnect_says_what_happened_in_its_era():
     async def main(choice):
         said = []
         async with Connections(Transcript(out=io.StringIO()), timeouts=TIMEOUTS) as conns:
-            conn = await conns.open(spec("docs"), handshake=era.handshake(choice), mechanisms=era.mechanisms())
+            conn = await conns.open(spec("docs"), handshake=era.handshake(choice), mechanisms=stack.mechanisms(eras=True))
             conn.observe(lambda state, reason: said.append((state.value, reason)))
             assert await conn.reconnect()
         return said
@@ -259,7 +258,7 @@ def test_a_reconnect_says_what_happened_in_its_era():
 def test_an_unknown_resource_is_invalid_params_in_2026_07_28_and_resource_not_found_before():
     async def main(choice):
         async with Connections(Transcript(out=io.StringIO()), timeouts=TIMEOUTS) as conns:
-            conn = await conns.open(spec("handbook"), handshake=era.handshake(choice), mechanisms=era.mechanisms())
+            conn = await conns.open(spec("handbook"), handshake=era.handshake(choice), mechanisms=stack.mechanisms(eras=True))
             with pytest.raises(ToolError) as caught:
                 await conn.read_resource("handbook://pages/nope")
             return str(caught.value)
@@ -272,7 +271,7 @@ def test_a_task_only_tool_is_left_out_in_both_eras():
     async def main(choice):
         transcript = Transcript(out=io.StringIO())
         async with Connections(transcript, timeouts=TIMEOUTS) as conns:
-            conn = await conns.open(spec("media"), handshake=era.handshake(choice), mechanisms=era.mechanisms())
+            conn = await conns.open(spec("media"), handshake=era.handshake(choice), mechanisms=stack.mechanisms(eras=True))
             listed = [t["name"] for t in conn.tools]
             error = None
             if "render_video" in listed:  # 2026-07-28 lists it without execution.taskSupport: its first call says

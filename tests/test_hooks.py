@@ -24,7 +24,7 @@ def test_call_hooks_nest_with_the_first_mechanism_outermost():
         def __init__(self, name):
             self.name = name
 
-        async def call(self, tool, arguments, proceed):
+        async def around_call(self, tool, arguments, proceed):
             seen.append(f"{self.name}>")
             result = await proceed()
             seen.append(f"<{self.name}")
@@ -41,7 +41,7 @@ def test_call_hooks_nest_with_the_first_mechanism_outermost():
 
 def test_send_hooks_pass_their_extra_arguments_inward():
     class More(hooks.Mechanism):
-        async def send(self, call, proceed):
+        async def around_send(self, call, proceed):
             return await proceed(call, request_state="s")
 
     async def sent(call, **more):
@@ -51,15 +51,15 @@ def test_send_hooks_pass_their_extra_arguments_inward():
     assert run(lambda: send(object())) == {"request_state": "s"}
 
 
-def test_a_plug_that_has_nothing_to_do_plugs_in_nothing():
-    from harness.connection import never
-    from harness.expiry import SessionExpiry
+def test_only_the_hooks_a_mechanism_overrides_are_called():
+    class Listing(hooks.Mechanism):
+        def on_listed(self, tools):
+            return tools[:1]
 
-    assert [type(m) for m in hooks.plugged(["harness.expiry:plug"], {})] == [SessionExpiry]
-
-    options = {"reconnect": never, "sleep": anyio.sleep, "elicitation_callback": "kept"}
-    assert hooks.plugged(["harness.lifecycle:plug"], options) == []
-    assert options == {"elicitation_callback": "kept"}, "the supervisor's options are taken, the session's left"
+    plain, listing = hooks.Mechanism(), Listing()
+    assert hooks.overriding([plain, listing, plain], "on_listed") == [listing]
+    assert hooks.overriding([plain, listing], "around_call") == []
+    assert hooks.calls([plain], "innermost") == "innermost", "a chain of defaults is the innermost call itself"
 
 
 def _asking(state):

@@ -30,6 +30,7 @@ from leaks import no_process_left  # noqa: F401  (the fixture)
 from limits import STEP, TIMEOUTS
 from test_app import cli as in_process_cli
 
+from harness import stack
 from harness.connection import Connections, MCPConnection
 from harness.errors import ConfigError, ServerError, ToolError
 from harness.guard import trimmed, unsendable
@@ -84,7 +85,7 @@ async def hostile(transport: str, *flags: str, timeouts: Timeouts = QUICK, limit
     opened: list[MCPConnection] = []
 
     async def open_it(spec: ServerSpec) -> MCPConnection:
-        opened.append(await conns.open(spec, timeouts=timeouts, limits=limits or Limits()))
+        opened.append(await conns.open(spec, timeouts=timeouts, limits=limits or Limits(), mechanisms=stack.mechanisms()))
         return opened[-1]
 
     opener = Opener(open_it)

@@ -246,8 +246,10 @@ def test_spec_module_imports_no_sdk():
 
 
 def test_an_unknown_transport_is_a_config_error_naming_server_and_field():
+    from harness import transports
+
     with pytest.raises(ConfigError, match="server 'x': field 'transport'"):
-        ServerSpec("x", "carrier-pigeon", url="http://127.0.0.1:1")
+        transports.check(ServerSpec("x", "carrier-pigeon", url="http://127.0.0.1:1"))
 
 
 def test_session_watch_expires_only_on_a_404_to_our_own_session():
@@ -278,12 +280,15 @@ def test_reinitialize_is_asked_once_per_expired_generation():
     from harness.connection import MCPConnection
 
     async def main():
-        conn = MCPConnection(ServerSpec("docs", "http", url="http://127.0.0.1:1/mcp"), tap=None, auth=None,
-                             timeouts=Timeouts(), transcript=None, session_options={})
-        conn.state, conn.generation = State.CONNECTED, 2  # generation 1 expired; another caller already re-initialized
+        from harness import transports
+        from harness.spec import Limits
+
+        spec = ServerSpec("docs", "http", url="http://127.0.0.1:1/mcp")
+        conn = MCPConnection(spec, transport=transports.lookup(spec), timeouts=Timeouts(), limits=Limits(), transcript=None)
+        conn.owner.state, conn.owner.generation = State.CONNECTED, 2  # generation 1 expired; another caller re-initialized
         with anyio.fail_after(STEP):
             await conn.renew(1)
-        assert not conn._wake.is_set(), "the fresh session was torn down by a caller of the old generation"
+        assert not conn.owner.wake.is_set(), "the fresh session was torn down by a caller of the old generation"
 
     run(main)
 
@@ -300,6 +305,7 @@ def _stdio(module: str, *flags: str, name: str | None = None) -> ServerSpec:
 def test_a_reconnect_policy_brings_a_crashed_server_back_and_the_hub_sees_it():
     from harness.connection import Connections
     from harness.errors import ToolError
+    from harness.lifecycle import Supervisor
 
     asked = []
 
@@ -311,7 +317,7 @@ def test_a_reconnect_policy_brings_a_crashed_server_back_and_the_hub_sees_it():
         transcript = Transcript()
         async with Connections(transcript, timeouts=TIMEOUTS) as conns, Hub(transcript) as hub:
             spec = _stdio("deploy", "--crash-after", "1")
-            hub.add("deploy", conns.connector(spec, reconnect=once), spec)
+            hub.add("deploy", conns.connector(spec, mechanisms=lambda: [Supervisor(once)]), spec)
             deploy = (await hub.connect("deploy")).client
             assert "dep-" in (await deploy.call_tool("trigger", {"service": "web"})).text()
             with pytest.raises(ToolError, match="connection lost"):

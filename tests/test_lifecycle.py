@@ -18,7 +18,7 @@ from harness import config
 from harness.connection import Connections
 from harness.errors import ServerError, ToolError
 from harness.hub import Hub, offered
-from harness.lifecycle import Backoff, show
+from harness.lifecycle import Backoff, Supervisor, show
 from harness.results import ToolResult, text_block
 from harness.spec import ServerSpec, State, Timeouts
 from harness.transcript import Transcript
@@ -81,7 +81,7 @@ def test_a_crashed_stdio_server_is_spawned_again_after_the_wait_and_the_hub_show
         transcript = Transcript()
         async with Connections(transcript, timeouts=QUICK) as conns, Hub(transcript, on_change=shown.append) as hub:
             server = deploy_config("--crash-after", "1")
-            config.add_to(hub, [server], lambda s: config.connector(s, conns, environ, reconnect=Backoff(), sleep=clock.sleep))
+            config.add_to(hub, [server], lambda s: config.connector(s, conns, environ, mechanisms=lambda: [Supervisor(Backoff(), clock.sleep)]))
             conn = (await hub.connect("deploy")).client
             first = pid(conn)
             assert "dep-" in (await trigger(conn)).text()
@@ -118,7 +118,7 @@ def test_each_respawn_expands_the_variables_again_and_a_missing_one_fails_that_a
         transcript = Transcript()
         async with Connections(transcript, timeouts=QUICK) as conns, Hub(transcript) as hub:
             config.add_to(hub, [deploy_config("--crash-after", "0")],
-                          lambda s: config.connector(s, conns, environ, reconnect=Backoff(), sleep=clock.sleep))
+                          lambda s: config.connector(s, conns, environ, mechanisms=lambda: [Supervisor(Backoff(), clock.sleep)]))
             conn = (await hub.connect("deploy")).client
             del environ["PY"]
             with pytest.raises(ToolError, match="connection lost"):
@@ -142,7 +142,7 @@ def test_after_giving_up_the_tools_leave_the_pool_and_the_next_call_reconnects()
         transcript = Transcript()
         async with Connections(transcript, timeouts=QUICK) as conns, Hub(transcript) as hub:
             config.add_to(hub, [deploy_config("--crash-after", "0")],
-                          lambda s: config.connector(s, conns, environ, reconnect=Backoff(attempts=2), sleep=clock.sleep))
+                          lambda s: config.connector(s, conns, environ, mechanisms=lambda: [Supervisor(Backoff(attempts=2), clock.sleep)]))
             conn = (await hub.connect("deploy")).client
             del environ["PY"]
             with pytest.raises(ToolError):
@@ -176,7 +176,7 @@ def test_a_call_during_the_wait_reconnects_at_once():
         transcript = Transcript()
         async with Connections(transcript, timeouts=QUICK) as conns, Hub(transcript) as hub:
             config.add_to(hub, [deploy_config("--crash-after", "1")],
-                          lambda s: config.connector(s, conns, {"PY": sys.executable}, reconnect=Backoff(), sleep=clock.sleep))
+                          lambda s: config.connector(s, conns, {"PY": sys.executable}, mechanisms=lambda: [Supervisor(Backoff(), clock.sleep)]))
             conn = (await hub.connect("deploy")).client
             await trigger(conn)
             with pytest.raises(ToolError):

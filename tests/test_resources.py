@@ -17,6 +17,7 @@ from harness.connection import Connections
 from harness.errors import ToolError
 from harness.hub import Hub
 from harness.mcp_client import MockClient
+from harness import stack
 from harness.spec import ServerSpec
 from harness.transcript import Transcript
 from leaks import no_process_left  # noqa: F401  (the fixture)
@@ -40,7 +41,7 @@ def test_resources_two_tools_once_routing_errors_list_changed_and_logs():
         transcript = Transcript()
         async with Connections(transcript, timeouts=TIMEOUTS) as conns, Hub(transcript) as hub:
             for module in ("docs", "handbook"):
-                hub.add(module, conns.connector(spec(module)), spec(module))
+                hub.add(module, conns.connector(spec(module), mechanisms=stack.mechanisms), spec(module))
             offered = resources.WithResources([], hub)
             assert list(offered) == []  # nothing connected yet: no resource tools
             await hub.connect_all()
@@ -101,12 +102,12 @@ async def _mock(name: str):
 
 def test_a_config_tool_filter_holds_after_list_changed():
     """A tool the config leaves out stays out when the server lists its tools again (s30's list_changed)."""
-    from harness.config.toolfilter import PLUG
+    from harness.config.toolfilter import ToolFilter
 
     async def main():
         transcript = Transcript()
         async with Connections(transcript, timeouts=TIMEOUTS) as conns:
-            handbook = await conns.open(spec("handbook"), mechanisms=(*conns.mechanisms, PLUG), tool_filter=(None, ("archive_page",)))
+            handbook = await conns.open(spec("handbook"), mechanisms=[*stack.mechanisms(), ToolFilter(None, ("archive_page",))])
             assert [t["name"] for t in handbook.tools] == ["search_pages", "publish_page"]
             await handbook.call_tool("publish_page", {"title": "faq", "text": "Q and A"})  # the server now lists archive_page too
             assert [t["name"] for t in handbook.tools] == ["search_pages", "publish_page"]

@@ -20,6 +20,7 @@ from limits import TIMEOUTS
 from harness.errors import ConfigError, ServerError, ToolError
 from harness.transcript import Transcript
 from harness.connection import Connections, connect
+from harness.expiry import SessionExpiry
 from harness.spec import ServerSpec, State, Timeouts
 from harness.wire import WireTap
 
@@ -169,7 +170,7 @@ def test_expired_session_is_reinitialized_and_the_call_retried_once():
         tap = WireTap(transcript, show=False, file=sink)
         async with serve_http("docs", "http", "--forget-sessions-after", "1") as url:
             async with Connections(transcript, timeouts=QUICK) as conns:
-                docs = await conns.open(ServerSpec("docs", "http", url=url), tap=tap)
+                docs = await conns.open(ServerSpec("docs", "http", url=url), tap=tap, mechanisms=[SessionExpiry()])
                 await docs.call_tool("get_version", {})
                 assert (await docs.call_tool("get_version", {})).text() == "docs 1.4.2 (4 pages)"
                 assert docs.state is State.CONNECTED
@@ -220,6 +221,8 @@ def test_tap_renumbers_ids_per_server_and_across_sessions():
     ],
 )
 def test_a_bad_server_spec_names_the_server_and_field(fields, message):
+    from harness import transports
+
     with pytest.raises(ConfigError) as caught:
-        ServerSpec("x", **fields)
+        transports.check(ServerSpec("x", **fields))
     assert str(caught.value) == message

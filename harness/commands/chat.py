@@ -47,18 +47,19 @@ CHAT_SYSTEM = "You are a coding agent. Use the tools to answer; be brief."
 
 async def chat(args: argparse.Namespace, paths: config.Paths, servers: list[config.ServerConfig], model: Any, prompt: str,
                out: TextIO, options: Callable[..., dict[str, Any]]) -> int:
-    """The agent loop on the whole stack; ``options(answers, model, transcript)`` is what the command line gives it."""
+    """The agent loop on the whole stack; ``options(answers, model, transcript)``: the parts the command line sets."""
     from harness.loop import run_agent
     from harness.model import ScriptedModel
-    from harness.stack import Stack
+    from harness.stack import Reload, Stack, upto
     from harness.tools import Workspace
     from harness.transcript import Transcript
 
     transcript = Transcript(out)
     scripted = (list(model.scenario.answers) if isinstance(model, ScriptedModel) else []) + list(args.answer)
-    watched = {"watch": args.config[0], "reread": lambda: config.load(paths, args.config, **config.options(args, sys.stderr)), "watch_shown": str(args.config[0])} \
-        if len(args.config) == 1 else {}  # one file to watch: its edits apply between turns
-    async with Stack(servers, transcript, **watched, **options(scripted, model if args.live else None, transcript)) as stack:
+    parts = options(scripted, model if args.live else None, transcript)
+    if len(args.config) == 1:  # one file to watch: its edits apply between turns
+        parts.append(Reload(args.config[0], lambda: config.load(paths, args.config, **config.options(args, sys.stderr)), str(args.config[0])))
+    async with Stack(servers, transcript, upto(given=parts)) as stack:
         await stack.connect_all()
         private = [stack.token_store] if stack.token_store is not None else []
         builtins = Workspace(args.workspace).keep_out(*private).tools() if args.workspace else []  # the tools never reach the tokens

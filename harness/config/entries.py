@@ -157,14 +157,15 @@ def finish(name: str, found: Server, source: Source, raw: Mapping[str, Any]) -> 
     if transports.is_local(found.transport):
         if not found.command:
             raise ConfigError(f"server '{name}': field 'command': required")
-        spec = ServerSpec(name, found.transport, command=found.command, args=found.args, env=found.env, cwd=found.cwd)
+        spec = transports.check(ServerSpec(name, found.transport, command=found.command, args=found.args, env=found.env,
+                                           cwd=found.cwd))
     else:
         url = found.url or ""
         if not url:
             raise ConfigError(f"server '{name}': field '{found.url_field}': required")
         if not VARIABLE.search(url) and not url.startswith(("http://", "https://")) and "${input:" not in url:
             raise ConfigError(f"server '{name}': field '{found.url_field}': expected an http:// or https:// URL")
-        spec = ServerSpec(name, found.transport, url=url, headers=found.headers)
+        spec = transports.check(ServerSpec(name, found.transport, url=url, headers=found.headers))
     # Where each timeout is changed, as this client's file spells it: a timeout's error says so.
     settings = {which: f"{where} for server '{name}' in {source.shown}" for which, where in found.settable.items()}
     values = {}

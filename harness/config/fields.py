@@ -1,9 +1,9 @@
 """The fields later mechanisms read from an entry as written, checked when the file is read.
 
-    field            checked by                     lesson
-    autoApprove      harness.permissions:auto_approve   s31
-    maxOutputTokens  harness.output:caps                s32
-    protocol         harness.era:check                  s34
+    field            checked by                       lesson
+    autoApprove      harness.permissions.auto_approve   s31
+    maxOutputTokens  harness.output.caps                s32
+    protocol         harness.era.check                  s34
 
 Config never says what these fields mean: each mechanism reads its own from
 ``ServerConfig.raw`` where it is used. But a value the mechanism would refuse is found here,
@@ -12,44 +12,64 @@ broken entry does. So ``servers``, ``doctor`` and a reload (s29) show it before 
 starts, and the other servers load; a stack never meets a bad value halfway through
 building itself.
 
-A checker is ``"module:function"``, imported only when an entry has its field; the function
-takes a list of ``ServerConfig`` and raises ``ConfigError`` naming the server and the field.
-``register(field, checker)`` adds one.
+A checker takes a list of ``ServerConfig`` and raises ``ConfigError`` naming the server and
+the field; its module is imported only when an entry has its field (reading a config
+stays fast). ``register(field, checker)`` adds one.
 
-Introduced by issue 21 (the doctor). Not handled here: the fields config reads itself
+Not handled here: the fields config reads itself
 (``command``, ``timeouts``, ...: ``harness.config.formats``).
 """
 
 from __future__ import annotations
 
-import importlib
+from collections.abc import Callable
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING
 
 from harness.errors import ConfigError
 from harness.spec import State
 
-CHECKERS: dict[str, str] = {
-    "autoApprove": "harness.permissions:auto_approve",
-    "maxOutputTokens": "harness.output:caps",
-    "protocol": "harness.era:check",
-}
+if TYPE_CHECKING:
+    from harness.config.formats import ServerConfig
+
+Checker = Callable[[list["ServerConfig"]], object]
 
 
-def register(field: str, checker: str) -> None:
+# Each imports its mechanism's module when called: reading a config must not load them all.
+def _auto_approve(servers: list[ServerConfig]) -> object:
+    from harness.permissions import auto_approve
+
+    return auto_approve(servers)
+
+
+def _caps(servers: list[ServerConfig]) -> object:
+    from harness.output import caps
+
+    return caps(servers)
+
+
+def _protocol(servers: list[ServerConfig]) -> object:
+    from harness.era import check
+
+    return check(servers)
+
+
+CHECKERS: dict[str, Checker] = {"autoApprove": _auto_approve, "maxOutputTokens": _caps, "protocol": _protocol}
+
+
+def register(field: str, checker: Checker) -> None:
     CHECKERS[field] = checker
 
 
-def checked(server: Any) -> Any:
+def checked(server: ServerConfig) -> ServerConfig:
     """``server``, or it ``failed`` with the first checker's refusal (a server not pending is left as it is)."""
     if server.state is not State.PENDING:
         return server
     for field, checker in CHECKERS.items():
         if field not in server.raw:
             continue
-        module, _, function = checker.partition(":")
         try:
-            getattr(importlib.import_module(module), function)([server])
+            checker([server])
         except ConfigError as exc:
             return replace(server, spec=None, state=State.FAILED, reason=str(exc))
     return server

@@ -299,13 +299,13 @@ def _entry(name: str, entry: Any, scope: str, source: str, fmt: str, raw: Mappin
     if not isinstance(disabled, bool):
         raise bad("disabled", "expected true or false")
     if transports.is_local(kind):
-        spec = ServerSpec(name, kind, command=text("command", required=True), args=strings("args"),
-                          env=table("env"), cwd=text("cwd"))
+        spec = transports.check(ServerSpec(name, kind, command=text("command", required=True), args=strings("args"),
+                                           env=table("env"), cwd=text("cwd")))
     else:
         url = text("url", required=True)
         if not VARIABLE.search(url or "") and not (url or "").startswith(("http://", "https://")):
             raise bad("url", "expected an http:// or https:// URL")
-        spec = ServerSpec(name, kind, url=url, headers=table("headers"))
+        spec = transports.check(ServerSpec(name, kind, url=url, headers=table("headers")))
     state, reason = (State.DISABLED, f"\"disabled\": true in {source}") if disabled else (State.PENDING, "")
     return ServerConfig(name, scope, source, spec, state, reason, timeouts, raw)
 

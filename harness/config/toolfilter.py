@@ -4,26 +4,26 @@
 The readers normalize each into ``ServerConfig.include_tools`` (only these; None: all) and
 ``exclude_tools`` (never these; exclusion wins, as in Gemini CLI and Codex). This module is
 a connection mechanism (``harness.hooks.Mechanism``) that ``harness.config.wiring``
-plugs in for a server with a filter:
+plugs in for a server with a filter (``of(server)``):
 
-- ``listed``: every ``tools/list``, at connect and again after
+- ``on_listed``: every ``tools/list``, at connect and again after
   ``notifications/tools/list_changed`` (s30), is cut to the allowed tools, so the hub, the
   pool and the CLI's ``tools`` never see the others;
-- ``call``: a call to a filtered tool is refused without reaching the server, whatever
+- ``around_call``: a call to a filtered tool is refused without reaching the server, whatever
   the model or the user typed.
-
-Introduced by issue 21.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING
 
-from harness.hooks import Mechanism, Proceed
+from harness.hooks import JSON, Mechanism, Proceed
 from harness.results import ToolResult
 
-PLUG = "harness.config.toolfilter:plug"
+if TYPE_CHECKING:
+    from harness.client import Host
+    from harness.config.formats import ServerConfig
 
 
 def allowed(name: str, include: Sequence[str] | None, exclude: Sequence[str]) -> bool:
@@ -31,23 +31,26 @@ def allowed(name: str, include: Sequence[str] | None, exclude: Sequence[str]) ->
 
 
 class ToolFilter(Mechanism):
+    order = 90
+
     def __init__(self, include: Sequence[str] | None, exclude: Sequence[str]) -> None:
         self.include, self.exclude = include, tuple(exclude)
-        self.conn: Any = None
+        self.name = ""
 
-    def bind(self, conn: Any) -> None:
-        self.conn = conn
+    def bind(self, host: Host) -> None:
+        self.name = host.name
 
-    def listed(self, tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    def on_listed(self, tools: list[dict[str, JSON]]) -> list[dict[str, JSON]]:
         return [t for t in tools if allowed(str(t.get("name")), self.include, self.exclude)]
 
-    async def call(self, tool: str, arguments: dict[str, Any], proceed: Proceed) -> ToolResult:
+    async def around_call(self, tool: str, arguments: dict[str, JSON], proceed: Proceed) -> ToolResult:
         if not allowed(tool, self.include, self.exclude):
-            return ToolResult.failure(f"server '{self.conn.name}': tool '{tool}' is not offered: its config leaves it out")
+            return ToolResult.failure(f"server '{self.name}': tool '{tool}' is not offered: its config leaves it out")
         return await proceed()
 
 
-def plug(options: dict[str, Any]) -> ToolFilter | None:
-    """``Connections.open``'s ``tool_filter=(include, exclude)``: the mechanism, or none without one."""
-    given = options.pop("tool_filter", None)
-    return None if given is None else ToolFilter(*given)
+def of(server: ServerConfig) -> ToolFilter | None:
+    """The filter ``server``'s config asks for, or None when it lets every tool through."""
+    if server.include_tools is None and not server.exclude_tools:
+        return None
+    return ToolFilter(server.include_tools, server.exclude_tools)

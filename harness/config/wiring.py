@@ -5,25 +5,35 @@
   is listed and never started; ``entry`` is what ``hub.add`` (or ``hub.replace``, s29)
   takes for one server.
 - ``connector(server, conns)`` expands the spec's variables each time it connects (a
-  reconnect or a respawn too), then opens it with a ``Connections``; a missing variable
-  fails that server alone. A server whose config filters its tools gets the filter
-  (``harness.config.toolfilter``) as one more mechanism.
+  reconnect or a respawn too), then opens it with a ``Connections`` and the mechanisms
+  ``mechanisms()`` builds for it; a missing variable fails that server alone. A server
+  whose config filters its tools gets the filter (``harness.config.toolfilter``) as one
+  more mechanism, the last.
 - ``rows`` is the CLI's ``servers`` listing: name, scope, transport, state, error, tools.
 
-Introduced by s27. Not handled here: what a server may do once connected (permissions,
-s31), reconnecting (s28's supervisor, passed in ``options``).
+Introduced by s27. Not handled here: what a server may do once connected (permissions, s31), reconnecting
+(s28's supervisor, one of the mechanisms).
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping
-from typing import Any
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
+from harness.config import toolfilter
 from harness.config.formats import ServerConfig
 from harness.config.variables import expand
 from harness.errors import ConfigError, ServerError
-from harness.spec import State
+from harness.spec import ServerSpec, State
+
+if TYPE_CHECKING:
+    import httpx2
+
+    from harness.connection import Connections, MCPConnection
+    from harness.hooks import Mechanism
+    from harness.opening import Handshake
+    from harness.wire import WireTap
 
 
 def add_to(hub: Any, servers: Iterable[ServerConfig], connector: Any) -> None:
@@ -44,29 +54,29 @@ async def _never() -> Any:
     raise AssertionError("the hub never starts a disabled, blocked or broken server")
 
 
-def connector(server: ServerConfig, conns: Any, environ: Mapping[str, str] = os.environ, **options: Any) -> Any:
-    """A hub connector that expands the spec's variables each time, then opens it with ``conns`` (a ``Connections``)."""
+def connector(server: ServerConfig, conns: Connections, environ: Mapping[str, str] = os.environ, *,
+              tap: WireTap | None = None, handshake: Handshake | None = None, auth: httpx2.Auth | None = None,
+              mechanisms: Callable[[], Sequence[Mechanism]] = tuple) -> Callable[[], Awaitable[MCPConnection]]:
+    """A hub connector that expands the spec's variables each time, then opens it with ``conns``."""
 
-    def expanded() -> Any:
+    def expanded() -> ServerSpec:
         spec = expand(server.spec, environ, server.inputs)  # type: ignore[arg-type]  (pending servers have a spec)
         if conns.transcript is not None:  # the values are secrets from here on, in every output the transcript makes
             for value, name in spec.secrets:
                 conns.transcript.redact.add(value, f"${{{name}}}")
         return spec
 
-    async def connect() -> Any:
+    async def connect() -> MCPConnection:
         try:
             spec = expanded()
         except ConfigError as exc:
             raise ServerError(str(exc)) from None  # that server fails; the others go on
+        plugged = list(mechanisms())
+        if (kept := toolfilter.of(server)) is not None:
+            plugged.append(kept)
+        more = {"handshake": handshake} if handshake is not None else {}
         # Each new session of this connection (a reconnect, a respawn) expands the variables again.
-        return await conns.open(spec, timeouts=server.timeouts, respec=expanded, **filtered, **options)
-
-    from harness.config.toolfilter import PLUG  # the config's tool filters (issue 21), for a server that has one
-
-    has_filter = server.include_tools is not None or bool(server.exclude_tools)
-    filtered = {"mechanisms": (*conns.mechanisms, PLUG), "tool_filter": (server.include_tools, server.exclude_tools)} \
-        if has_filter and "mechanisms" not in options else {}
+        return await conns.open(spec, timeouts=server.timeouts, respec=expanded, tap=tap, auth=auth, mechanisms=plugged, **more)
 
     return connect
 

@@ -14,18 +14,17 @@ child process, an event stream, HTTP requests) and closes it when the block ends
 Each transport is registered once, with the words a config file may use for it and its
 kind: ``local`` (a command spawned on this machine: it needs ``command``, and waits in the
 hub's local pool) or remote (reached at ``url``). Everything else asks the registry:
-``spec`` checks a name with ``names()``, the hub's connect pools ask ``is_local``, config
-reads a ``type`` with ``by_alias``, and ``harness.connection`` opens what ``lookup``
-returns. A lesson (s34's era) or a test adds a transport with ``register``, and edits none
+``check(spec)`` refuses a spec whose transport is unknown or lacks its ``command`` or
+``url``, the hub's connect pools ask ``is_local``, config reads a ``type`` with
+``by_alias``, and ``harness.connection`` opens what ``lookup`` returns. A lesson (s34's era) or a test adds a transport with ``register``, and edits none
 of them::
 
     register(name, opener, *, aliases=(), local=False)   a name, the words for it, its kind
     lookup(spec) -> opener      names() -> the names      by_alias(word) -> a name or None
-    is_local(name) -> bool
+    is_local(name) -> bool      check(spec)
 
-The built-in transports are registered below with the dotted path of their opener, so
-that ``spec`` and config can check a name without importing an SDK (each transport module
-imports one); the module is imported on its first ``lookup``.
+The built-in openers below import their module when first called, so that config can
+check a name without importing an SDK (each transport module imports one).
 
 ``Context`` (``harness.transports.context``) is what the connection lends each session: its timeouts and limits, its auth,
 the file stdio's stderr goes to, a way to name session ids as secrets, and (http) the
@@ -47,29 +46,25 @@ by the hardening of issue 8.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from harness.errors import ConfigError
+from harness.spec import ServerSpec
 
-Streams = tuple[Any, Any]  # (read, write) of SessionMessage | Exception
-# open(spec, context): a harness.spec.ServerSpec and a harness.transports.context.Context.
-# Named loosely here because spec asks this registry: the registry names neither module.
-Transport = Callable[[Any, Any], AbstractAsyncContextManager[Streams]]
+if TYPE_CHECKING:
+    from harness.transports.context import Context
 
-
-class _Spec(Protocol):
-    name: str
-    transport: str
+Streams = tuple[Any, Any]  # (read, write): the SDK's message streams, of SessionMessage | Exception
+Transport = Callable[[ServerSpec, "Context"], AbstractAsyncContextManager[Streams]]
 
 
 @dataclass(frozen=True)
 class Registered:
     name: str
-    opener: Transport | str  # the function, or "module:function", imported on first lookup
+    opener: Transport
     aliases: tuple[str, ...]
     local: bool
 
@@ -77,7 +72,7 @@ class Registered:
 _REGISTRY: dict[str, Registered] = {}
 
 
-def register(name: str, opener: Transport | str, *, aliases: tuple[str, ...] = (), local: bool = False) -> None:
+def register(name: str, opener: Transport, *, aliases: tuple[str, ...] = (), local: bool = False) -> None:
     """Make ``name`` a transport (again: the last registration wins). ``local``: spawned from ``command``."""
     _REGISTRY[name] = Registered(name, opener, tuple(aliases), local)
 
@@ -99,21 +94,50 @@ def is_local(name: str) -> bool:
     return found is not None and found.local
 
 
-def lookup(spec: _Spec) -> Transport:
-    try:
-        found = _REGISTRY[spec.transport]
-    except KeyError:
-        raise ConfigError(f"server '{spec.name}': field 'transport': no transport named '{spec.transport}'") from None
-    if isinstance(found.opener, str):
-        module, _, function = found.opener.partition(":")
-        opener = getattr(importlib.import_module(module), function)
-        _REGISTRY[found.name] = found = Registered(found.name, opener, found.aliases, found.local)
-    return found.opener  # type: ignore[return-value]
+def check(spec: ServerSpec) -> ServerSpec:
+    """``spec``, or ``ConfigError`` naming the field: an unknown transport, or a missing ``command`` (local) or ``url``."""
+    if spec.transport not in _REGISTRY:
+        raise ConfigError(f"server '{spec.name}': field 'transport': expected one of {', '.join(_REGISTRY)}")
+    needed = "command" if is_local(spec.transport) else "url"  # a local transport spawns a command
+    if not getattr(spec, needed):
+        raise ConfigError(f"server '{spec.name}': field '{needed}': required for transport '{spec.transport}'")
+    return spec
 
 
-register("stdio", "harness.transports.stdio:open_stdio", local=True)  # s23
-register("sse", "harness.transports.sse:open_sse")  # s24
-register("http", "harness.transports.http:open_http", aliases=("streamableHttp",))  # s25: Cline's word for it
-register("http-or-sse", "harness.transports.fallback:open_http_or_sse")  # issue 21: a bare url, as Cursor and VS Code read it
+def lookup(spec: ServerSpec) -> Transport:
+    """The opener for ``spec`` (checked first: ``ConfigError`` naming the field)."""
+    check(spec)
+    return _REGISTRY[spec.transport].opener
 
-__all__ = ["Registered", "Streams", "Transport", "by_alias", "is_local", "lookup", "names", "register"]
+
+# The built-ins: each imports its module (and so its SDK) on its first call, not here.
+def _stdio(spec: ServerSpec, context: Context) -> AbstractAsyncContextManager[Streams]:
+    from harness.transports.stdio import open_stdio
+
+    return open_stdio(spec, context)
+
+
+def _sse(spec: ServerSpec, context: Context) -> AbstractAsyncContextManager[Streams]:
+    from harness.transports.sse import open_sse
+
+    return open_sse(spec, context)
+
+
+def _http(spec: ServerSpec, context: Context) -> AbstractAsyncContextManager[Streams]:
+    from harness.transports.http import open_http
+
+    return open_http(spec, context)
+
+
+def _http_or_sse(spec: ServerSpec, context: Context) -> AbstractAsyncContextManager[Streams]:
+    from harness.transports.fallback import open_http_or_sse
+
+    return open_http_or_sse(spec, context)
+
+
+register("stdio", _stdio, local=True)
+register("sse", _sse)
+register("http", _http, aliases=("streamableHttp",))  # Cline's word for it
+register("http-or-sse", _http_or_sse)  # a bare url, as Cursor and VS Code read it: Streamable HTTP, else SSE
+
+__all__ = ["Registered", "Streams", "Transport", "by_alias", "check", "is_local", "lookup", "names", "register"]

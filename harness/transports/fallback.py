@@ -25,9 +25,9 @@ twice (the probe's, then the chosen transport's).
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
-from types import SimpleNamespace
 
 import anyio
 import httpx2
@@ -65,6 +65,6 @@ async def open_http_or_sse(spec: ServerSpec, context: Context) -> AsyncIterator[
     kind = await choose(spec, context)
     if context.trace is not None:
         context.trace(f"POST initialize: {'a 4xx: the server speaks SSE' if kind == 'sse' else 'Streamable HTTP'}")
-    opener = transports.lookup(SimpleNamespace(name=spec.name, transport=kind))
+    opener = transports.lookup(dataclasses.replace(spec, transport=kind))
     async with opener(spec, context) as streams:
         yield streams

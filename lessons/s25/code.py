@@ -37,9 +37,13 @@ FLAGS = {"docs": ["--forget-sessions-after", "1"]}  # the docs server forgets se
 
 
 async def session(run: lesson.Run) -> None:
+    from harness.expiry import SessionExpiry  # the SDK: after the command line is parsed
+
     with wire.recording(run.transcript, run.args) as tap:
         async with AsyncExitStack() as stack:  # closed in reverse: the hub's servers first, then the server processes
-            hub = await lesson.http_hub(run, stack, TRANSPORT, {name: FLAGS.get(name, []) + fault_flags(name, run.args.fault) for name in SERVERS}, tap, run.args.call_timeout)
+            flags = {name: FLAGS.get(name, []) + fault_flags(name, run.args.fault) for name in SERVERS}
+            # Each connection gets s25's mechanism: an expired session is re-initialized, and the call retried once.
+            hub = await lesson.http_hub(run, stack, TRANSPORT, flags, tap, run.args.call_timeout, mechanisms=lambda: [SessionExpiry()])
             await run.agent(pool.rebuilt(BASE, run.workspace.tools() + [connect_tool(hub)], hub.clients, report=run.transcript.note))
 
 

@@ -48,14 +48,14 @@ def lay_out(root: Path) -> config.Paths:
 
 async def session(run: lesson.Run) -> None:
     from harness.connect import connect_tool
-    from harness.stack import Stack  # the SDK: after the command line is parsed
+    from harness.stack import Stack, upto  # the SDK: after the command line is parsed
 
     environ = {"PYTHON": sys.executable}  # what ${...} may use in this lesson
     with wire.recording(run.transcript, run.args) as tap:
         servers = config.load(lay_out(run.workspace.root))
         for source in sorted({s.source for s in servers}):
             run.transcript.note(f"read {source}: {', '.join(s.name for s in servers if s.source == source)}")
-        async with Stack(servers, run.transcript, until="s27", environ=environ, tap=tap) as stack:
+        async with Stack(servers, run.transcript, upto("s27"), environ=environ, tap=tap) as stack:
             await stack.connect_all()  # every pending server, a few local ones starting at once (hub.local_limit)
             for row in config.rows(stack.hub, servers):
                 detail = row["error"] or ", ".join(row["tools"])

@@ -34,13 +34,13 @@ SETTINGS = Path(__file__).resolve().parent / "cline_mcp_settings.json"
 
 
 async def session(run: lesson.Run) -> None:
-    from harness.stack import Stack  # the SDK: after the command line is parsed
+    from harness.stack import Stack, upto  # the SDK: after the command line is parsed
 
     environ = {"PYTHON": sys.executable}  # what ${...} may use in this lesson
     settings, nowhere = config.copied(SETTINGS, run.workspace.root)  # the lesson's file, and no other config
     with wire.recording(run.transcript, run.args) as tap:
         servers = config.load(nowhere, [settings])
-        async with Stack(servers, run.transcript, until="s28", environ=environ, tap=tap) as stack:
+        async with Stack(servers, run.transcript, upto("s28"), environ=environ, tap=tap) as stack:
             await stack.connect_all()  # a few local (hub.local_limit) and at most 20 remote servers starting at once
             await run.agent(stack.pool(BASE, run.workspace.tools(), report=run.transcript.note))
             run.transcript.note("the user reconnects deploy by hand")

@@ -36,14 +36,14 @@ SETTINGS = Path(__file__).resolve().parent / "cline_mcp_settings.json"
 
 
 async def session(run: lesson.Run) -> None:
-    from harness.stack import Stack  # the SDK: after the command line is parsed
+    from harness.stack import Naming, Reload, Stack, upto  # the SDK: after the command line is parsed
 
     environ = {"PYTHON": sys.executable}  # what ${...} may use in this lesson
     settings, nowhere = config.copied(SETTINGS, run.workspace.root)  # the lesson's file, and no other config
     with wire.recording(run.transcript, run.args) as tap:
         servers = config.load(nowhere, [settings])
-        async with Stack(servers, run.transcript, until="s29", without={"naming"}, environ=environ, tap=tap,
-                         watch=settings, reread=lambda: config.load(nowhere, [settings])) as stack:
+        watched = Reload(settings, lambda: config.load(nowhere, [settings]))
+        async with Stack(servers, run.transcript, upto("s29", given=[watched], without=(Naming,)), environ=environ, tap=tap) as stack:
             await stack.connect_all()
             await run.agent(stack.pool(BASE, run.workspace.tools(), report=run.transcript.note))  # each turn applies the edits first
             run.transcript.note("the user answers 'always allow' for docs' search: the harness records it in the file")
@@ -53,8 +53,8 @@ async def session(run: lesson.Run) -> None:
             except (ValueError, KeyError, TypeError):  # the model left the file broken, or without docs
                 run.transcript.note("the settings file has no docs entry the harness can edit: it writes nothing")
             else:
-                stack.reloader.watcher.write(json.dumps(data, indent=2) + "\n")
-                await stack.reloader.settled()
+                watched.reloader.watcher.write(json.dumps(data, indent=2) + "\n")
+                await watched.reloader.settled()
 
 
 def options(parser) -> None:

@@ -37,14 +37,13 @@ SETTINGS = Path(__file__).resolve().parent / "cline_mcp_settings.json"
 
 async def session(run: lesson.Run) -> None:
     from harness import resources
-    from harness.stack import Stack  # the SDK: after the command line is parsed
+    from harness.stack import Reload, Stack, upto  # the SDK: after the command line is parsed
 
     environ = {"PYTHON": sys.executable}
     settings, nowhere = config.copied(SETTINGS, run.workspace.root)  # the lesson's file, and no other config
     with wire.recording(run.transcript, run.args) as tap:
         servers = config.load(nowhere, [settings])
-        async with Stack(servers, run.transcript, until="s30", environ=environ, tap=tap,
-                         watch=settings, reread=lambda: config.load(nowhere, [settings])) as stack:
+        async with Stack(servers, run.transcript, upto("s30", given=[Reload(settings, lambda: config.load(nowhere, [settings]))]), environ=environ, tap=tap) as stack:
             await stack.connect_all()
             for row in resources.prompt_rows(stack.hub):
                 run.transcript.note(f"prompt {row['server']}/{row['name']}: {row['description']}")

@@ -45,16 +45,15 @@ def prompter(run: lesson.Run) -> permissions.Prompter:
 
 
 async def session(run: lesson.Run) -> None:
-    from harness.stack import Stack  # the SDK: after the command line is parsed
+    from harness.stack import Permissions, Reload, Stack, upto  # the SDK: after the command line is parsed
 
     environ = {"PYTHON": sys.executable}
     settings, nowhere = config.copied(HERE / "cline_mcp_settings.json", run.workspace.root)  # the lesson's file, and no other config
     rules = permissions.Rules.read(HERE / "settings.json", "settings.json")
     with wire.recording(run.transcript, run.args) as tap:
         servers = config.load(nowhere, [settings])  # each entry's autoApprove goes to the permissions
-        async with Stack(servers, run.transcript, until="s31", environ=environ, tap=tap,
-                         watch=settings, reread=lambda: config.load(nowhere, [settings]), rules=rules,
-                         prompter=prompter(run)) as stack:
+        async with Stack(servers, run.transcript, upto("s31", given=[Reload(settings, lambda: config.load(nowhere, [settings])), Permissions(rules, prompter(run))]),
+                         environ=environ, tap=tap) as stack:
             await stack.connect_all()  # the screen looks at every tool once, when it appears
             # Each turn the pool leaves out what a deny rule names, and says so once; every call passes before_call.
             await run.agent(stack.pool(BASE, run.workspace.tools()), stack.policy)

@@ -34,15 +34,14 @@ SETTINGS = Path(__file__).resolve().parent / "cline_mcp_settings.json"
 
 
 async def session(run: lesson.Run) -> None:
-    from harness.stack import Stack  # the SDK: after the command line is parsed
+    from harness.stack import Output, Reload, Stack, upto  # the SDK: after the command line is parsed
 
     environ = {"PYTHON": sys.executable}
     settings, nowhere = config.copied(SETTINGS, run.workspace.root)  # the lesson's file, and no other config
     with wire.recording(run.transcript, run.args) as tap:
         servers = config.load(nowhere, [settings])  # media's "maxOutputTokens" is its cap
-        async with Stack(servers, run.transcript, until="s32", environ=environ, tap=tap,
-                         watch=settings, reread=lambda: config.load(nowhere, [settings]),
-                         spill=run.workspace.root / ".mcp-output", spill_shown_as=".mcp-output") as stack:
+        async with Stack(servers, run.transcript, upto("s32", given=[Reload(settings, lambda: config.load(nowhere, [settings])), Output(run.workspace.root / ".mcp-output", ".mcp-output")]),
+                         environ=environ, tap=tap) as stack:
             await stack.connect_all()
             await run.agent(stack.pool(BASE, run.workspace.tools()), stack.policy)  # output's hooks are in the policy
 

@@ -42,7 +42,7 @@ MOVE_BEFORE_TURN = 6  # the user switches the workspace to project/ before the m
 async def session(run: lesson.Run) -> None:
     from harness import elicit
     from harness.ask import Ask
-    from harness.stack import Stack  # the SDK: after the command line is parsed
+    from harness.stack import Asking, Output, Permissions, Reload, Stack, upto  # the SDK: after the command line is parsed
 
     environ = {"PYTHON": sys.executable}
     settings, nowhere = config.copied(SETTINGS, run.workspace.root)  # the lesson's file, and no other config
@@ -54,10 +54,9 @@ async def session(run: lesson.Run) -> None:
 
     with wire.recording(run.transcript, run.args) as tap:
         servers = config.load(nowhere, [settings])
-        async with Stack(servers, run.transcript, without={"permissions"}, environ=environ, tap=tap,
-                         watch=settings, reread=lambda: config.load(nowhere, [settings]),
-                         spill=run.workspace.root / ".mcp-output", spill_shown_as=".mcp-output",
-                         asker=asker, sampler=sampler, roots=roots) as stack:
+        async with Stack(servers, run.transcript, upto(given=[Reload(settings, lambda: config.load(nowhere, [settings])), Output(run.workspace.root / ".mcp-output", ".mcp-output"),
+                                                      Asking(asker, sampler, roots)], without=(Permissions,)),
+                         environ=environ, tap=tap) as stack:
             await stack.connect_all()
             rebuilt = stack.pool(BASE, run.workspace.tools())
             turns = 0

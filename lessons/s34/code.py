@@ -46,7 +46,7 @@ async def session(run: lesson.Run) -> None:
     from harness import elicit
     from harness.ask import Ask
     from harness.era import of
-    from harness.stack import Stack  # the SDK: after the command line is parsed
+    from harness.stack import Asking, Permissions, Stack, upto  # the SDK: after the command line is parsed
     from mock_servers.launch import serve_http
 
     answers = getattr(getattr(run.model, "scenario", None), "answers", None)
@@ -58,7 +58,7 @@ async def session(run: lesson.Run) -> None:
             async with serve_http("docs", "http", *docs_flags) as url:
                 settings, nowhere = config.copied(HERE / file, run.workspace.root)
                 servers = config.load(nowhere, [settings])
-                async with Stack(servers, run.transcript, without={"permissions"}, tap=tap, asker=asker,
+                async with Stack(servers, run.transcript, upto(given=[Asking(asker)], without=(Permissions,)), tap=tap,
                                  environ={"PYTHON": sys.executable, "DOCS_URL": url}) as stack:
                     await stack.connect_all()
                     eras = ", ".join(f"{name} {of(entry.client) or entry.state.value}" for name, entry in stack.hub.entries.items())

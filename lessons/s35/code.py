@@ -131,7 +131,7 @@ async def desktop_browser(url: str) -> None:
 async def session(run: lesson.Run) -> None:
     from harness import auth, elicit, era, permissions, resources, survey
     from harness.ask import Ask
-    from harness.stack import Stack  # the SDK: after the command line is parsed
+    from harness.stack import Asking, Auth, Output, Permissions, Reload, Stack, upto  # the SDK: after the command line is parsed
 
     args = run.args
     own = args.config is not None
@@ -161,13 +161,13 @@ async def session(run: lesson.Run) -> None:
             asker = elicit.Asker(transcript=run.transcript, ask=Ask.terminal_or_nobody(script))
             # Your own servers as the CLI has them: tokens kept in its store, a sign-in in your browser, no roots offered
             # (a server keeps the folders its own entry names); the course's consent at once, in a store for this run.
-            yours = {"token_store": auth.default_store(), "browser": desktop_browser} if own else \
-                {"browser": auth.auto_browser, "roots": elicit.Roots(run.workspace.root)}
-            async with Stack(servers, run.transcript, environ=environ, tap=tap,
-                             watch=watched, reread=lambda: config.load(paths, files), watch_shown=watched.name,
-                             prompter=permissions.Asking(Ask.terminal_or_nobody(script)),
-                             spill=run.workspace.root / ".mcp-output", spill_shown_as=".mcp-output",
-                             asker=asker, sampler=elicit.Sampler(run.model, asker, script), **yours) as stack:
+            signing_in = Auth(auth.default_store(), desktop_browser) if own else Auth(browser=auth.auto_browser)
+            roots = None if own else elicit.Roots(run.workspace.root)
+            parts = upto(given=[signing_in, Reload(watched, lambda: config.load(paths, files), watched.name),
+                                Permissions(prompter=permissions.Asking(Ask.terminal_or_nobody(script))),
+                                Output(run.workspace.root / ".mcp-output", ".mcp-output"),
+                                Asking(asker, elicit.Sampler(run.model, asker, script), roots)])
+            async with Stack(servers, run.transcript, parts, environ=environ, tap=tap) as stack:
                 await stack.connect_all()  # all at once; each state change is a line
                 for row in config.rows(stack.hub, servers):  # as `python -m harness servers` lists them, each with its era (s34)
                     speaks = era.of(stack.hub.entries[row["name"]].client)

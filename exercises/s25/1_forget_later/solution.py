@@ -13,6 +13,7 @@ def solve(env):
     import anyio
 
     from harness.connection import connect
+    from harness.expiry import SessionExpiry
     from harness.spec import ServerSpec
     from harness.transcript import Transcript
     from mock_servers.launch import serve_http
@@ -21,7 +22,7 @@ def solve(env):
 
     async def main():
         async with serve_http("docs", "http", "--forget-sessions-after", "2") as url:
-            conn = await connect(ServerSpec("docs", "http", url=url), transcript=transcript)
+            conn = await connect(ServerSpec("docs", "http", url=url), transcript=transcript, mechanisms=[SessionExpiry()])
             try:
                 answers = []
                 for query in ("hooks", "deploy", "permissions"):

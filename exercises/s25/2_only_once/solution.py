@@ -29,13 +29,14 @@ def solve(env):
     import anyio
 
     from harness.connection import connect
+    from harness.expiry import SessionExpiry
     from harness.errors import HarnessError
     from harness.spec import ServerSpec
     from mock_servers.launch import serve_http
 
     async def main():
         async with serve_http("docs", "http", "--forget-sessions-after", "1") as url:
-            conn = await connect(ServerSpec("docs", "http", url=url))
+            conn = await connect(ServerSpec("docs", "http", url=url), mechanisms=[SessionExpiry()])
             try:
                 first = (await conn.call_tool("search", {"query": "hooks"})).text()
                 try:

@@ -1,5 +1,5 @@
-"""With the stack's `reconnect` part left out (`without={"reconnect"}`: every connection
-gets `reconnect=never` instead of `lifecycle.Backoff()`), a crash is final: after `state: deploy: connected -> failed` there
+"""With the stack's `Reconnect` part left out (`without=(Reconnect,)`: no connection gets a
+`lifecycle.Supervisor` with `lifecycle.Backoff()`), a crash is final: after `state: deploy: connected -> failed` there
 is no `failed -> pending: retry 1 in 1 s`, no `pending -> connected: session established`,
 and the by-hand reconnect at the end finds nothing to renew. A failed server offers no
 tools, so on the model's third turn `mcp__deploy__trigger` is not in the pool: the scripted
@@ -9,8 +9,11 @@ live model would just not see the tool.)
 
 EDITS = {
     "lessons/s28/code.py": [(
-        'Stack(servers, run.transcript, until="s28", environ=environ, tap=tap)',
-        'Stack(servers, run.transcript, until="s28", without={"reconnect"}, environ=environ, tap=tap)',
+        'Stack(servers, run.transcript, upto("s28"), environ=environ, tap=tap)',
+        'Stack(servers, run.transcript, upto("s28", without=(Reconnect,)), environ=environ, tap=tap)',
+    ), (
+        "from harness.stack import Stack, upto",
+        "from harness.stack import Reconnect, Stack, upto",
     )],
 }
 RUN = ()

@@ -30,13 +30,14 @@ def solve(env):
 
     from harness import resources
     from harness.connection import connect
+    from harness.resources import Offering
     from harness.spec import ServerSpec
 
     spec = ServerSpec("handbook", "stdio", command=sys.executable, args=("-m", "mock_servers.handbook", "--transport", "stdio"),
                       env={"PYTHONHASHSEED": "0", "PYTHONUTF8": "1"}, cwd=str(env.solution.folder.parents[2]))
 
     async def main():
-        conn = await connect(spec)
+        conn = await connect(spec, mechanisms=[Offering()])  # s30's mechanism: resources, prompts, list_changed
         try:
             return [await resources.expand(conn, "summarize", {"title": t}) for t in ("onboarding", "style")]
         finally:

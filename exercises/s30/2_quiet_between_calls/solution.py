@@ -9,12 +9,10 @@ user needs to see, "disk almost full", must not wait until the end).
 
 EDITS = {
     "harness/stack.py": [(
-        """            if "resources" in self.parts:
-                from harness import resources
-
-                resources.show_logs(self.hub, self.transcript)  # what servers said between calls, before this turn
+        """        resources.show_logs(built.hub, built.transcript)  # what servers said between calls, before this turn
 """,
-        "",
+        """        pass  # the logs wait until the run is over
+""",
     )],
     "lessons/s30/code.py": [(
         """                            run.transcript, run.args.max_turns)

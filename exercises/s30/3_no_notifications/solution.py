@@ -23,13 +23,14 @@ def solve(env):
     import anyio
 
     from harness.connection import connect
+    from harness.resources import Offering
     from harness.spec import ServerSpec
 
     spec = ServerSpec("handbook", "stdio", command=sys.executable, args=("-m", "mock_servers.handbook", "--transport", "stdio"),
                       env={"PYTHONHASHSEED": "0", "PYTHONUTF8": "1"}, cwd=str(env.root))
 
     async def main():
-        conn = await connect(spec)
+        conn = await connect(spec, mechanisms=[Offering()])  # s30's mechanism: resources, prompts, list_changed
         try:
             declared = conn.capabilities.get("tools", {})
             before = [t["name"] for t in conn.tools]

@@ -10,8 +10,8 @@ Claude Code users write the same rule in `.claude/settings.json` (`permissions.d
 
 EDITS = {
     "lessons/s35/code.py": [(
-        "prompter=permissions.Asking(Ask.terminal_or_nobody(script)),",
-        "prompter=permissions.Asking(Ask.terminal_or_nobody(script)), rules=permissions.Rules(deny=(\"mcp__notes__add_note\",)),",
+        "Permissions(prompter=permissions.Asking(Ask.terminal_or_nobody(script))),",
+        "Permissions(permissions.Rules(deny=(\"mcp__notes__add_note\",)), permissions.Asking(Ask.terminal_or_nobody(script))),",
     )],
 }
 RUN = ()

@@ -90,14 +90,18 @@ import json
 import os
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from harness import config, echo, naming, nesting, schemas, signals
 from harness.cli_types import Parser, existing_folder, positive
 from harness.errors import ConfigError, HarnessError, ToolError, UsageError
 from harness.hub import Change, Hub
 from harness.spec import State
+
+if TYPE_CHECKING:
+    from harness.parts import Part
 
 PROG = "mcp-course"  # the console script; ``python -m harness`` passes its own name
 
@@ -242,9 +246,13 @@ def console(prog: str = PROG) -> None:
     exit_now(main(prog=prog))
 
 
-def main(argv: list[str] | None = None, out: TextIO | None = None, err: TextIO | None = None, prog: str = PROG) -> int:
+def main(argv: list[str] | None = None, out: TextIO | None = None, err: TextIO | None = None, prog: str = PROG,
+         parts: Sequence[Part] = ()) -> int:
+    """The CLI. ``parts``: more stack parts (``harness.parts.Part``) for every command that connects, for a program
+    that runs the CLI with mechanisms of its own."""
     out, err = out or sys.stdout, err or sys.stderr
     args = parse(argv, prog)
+    args.plugged = tuple(parts)
     try:
         with signals.trapped() as trap:  # from here a signal is one line and an exit code, whatever phase it lands in
             return _dispatch(args, trap, out, err)
@@ -429,6 +437,7 @@ def _parts(args: argparse.Namespace, answers: list[Any], model: Any = None, tran
         Output(spill, ".mcp-output" if workspace else ""),
         Asking(asker, elicit.Sampler(model or _NoModel(), asker, script if model is None else None),
                elicit.Roots(folder) if folder is not None else None),  # no folder: no roots capability at all
+        *vars(args).get("plugged", ()),  # main(parts=...): a program's own
     ]
 
 

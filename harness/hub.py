@@ -155,8 +155,7 @@ class Hub:
         self._on_change = on_change
         self.entries: Mapping[str, Entry] = MappingProxyType(self._entries)  # read-only to everyone else
         self.clients: Mapping[str, Client] = _Live(self._entries)
-        self._tickets = self._joined = 0  # connects asked, connects joined: joins go in the order asked
-        self._turn: Any = None  # an anyio.Event, set each time a connect joins (made by the first connect)
+        self._order = _InOrder()  # connects join in the order asked
         self._connecting: dict[str, Any] = {}  # name -> an anyio.Event set when its connect under way ends
 
     async def __aenter__(self) -> Hub:
@@ -200,59 +199,31 @@ class Hub:
             await self._connecting[name].wait()
             return self._entries[name]
         self._connecting[name] = anyio.Event()
-        ticket, self._tickets = self._tickets, self._tickets + 1
-        if self._turn is None:
-            self._turn = anyio.Event()
+        ticket = self._order.take()
         try:
             opened = await self._open(name)
-            while self._joined != ticket:  # wait for the connects asked before this one
-                await self._turn.wait()
+            await self._order.wait(ticket)  # the connects asked before this one join first
             return await self._settle(name, opened)
         finally:
-            with anyio.CancelScope(shield=True):
-                while self._joined != ticket:  # cancelled while waiting: still take the turn, or later connects stall
-                    await self._turn.wait()
-            self._joined += 1
-            self._turn.set()
-            self._turn = anyio.Event()
+            await self._order.done(ticket)
             self._connecting.pop(name).set()
 
     # lesson: s28
     async def connect_all(self, names: Iterable[str] | None = None, *, limits: Mapping[str, int] | None = None) -> list[Entry]:
-        """Connect several servers (default: every pending one), at most ``limits[kind]`` of a kind opening at once.
+        """Connect several servers (default: every pending one), at most ``limits[kind]`` of a kind opening at once
+        (``in_pools``); ``limits`` defaults to ``LIMITS`` with the local limit read now (``local_limit``).
 
-        ``limits`` defaults to ``LIMITS`` with the local limit read now (``local_limit``:
-        the cores and the machine's load at this moment).
-
-        The kinds are ``local`` (a local transport, and servers in process) and ``remote``;
-        the two pools fill at the same time. The opening runs concurrently; joining the hub
-        happens one server at a time in the order asked, so states, warnings and which of
-        two colliding servers wins never depend on which server answered first. Each
-        server's timeouts start when its own connect starts, not when the batch does, so a
-        slow server holds one slot and delays no one else's timeout.
+        The kinds are ``local`` (a local transport, and servers in process) and ``remote``; the two pools fill at
+        the same time. Each server's timeouts start when its own connect starts, not when the batch does, so a slow
+        server holds one slot and delays no one else's timeout. Joins follow the order asked (``connect``).
         """
-        import anyio  # concurrency is only needed here, by real connections
-
         if names is None:
             asked = [n for n, e in self._entries.items() if e.state is State.PENDING]
         else:
             asked = [n for n in names if self._entries[n].state not in LIVE]
-        if limits is None:
-            limits = {**LIMITS, "local": local_limit()}
-        gates = {kind: anyio.Semaphore(n) for kind, n in limits.items()}  # FIFO: within a kind, starts follow the order asked
-
-        async def connect_one(name: str) -> None:
-            with grouped(f"hub:{name}"):  # what this connect prints waits for its turn (frames, notes)
-                async with gates[kind_of(self._entries[name].spec)]:
-                    await self.connect(name)
-
-        with self._transcript.holding() if self._transcript is not None else nullcontext():
-            async with anyio.create_task_group() as tg:
-                for name in asked:
-                    tg.start_soon(connect_one, name)
-            for name in asked:
-                if self._transcript is not None:
-                    self._transcript.release(f"hub:{name}")
+        kinds = {name: kind_of(self._entries[name].spec) for name in asked}
+        await in_pools(asked, kinds, limits if limits is not None else {**LIMITS, "local": local_limit()}, self.connect,
+                       self._transcript)
         return [self._entries[name] for name in asked]
 
     async def _open(self, name: str) -> Client | ServerError:
@@ -342,13 +313,7 @@ class Hub:
         for entry in held:
             if entry.state not in (State.CLOSED, State.FAILED, *OFF):  # a failure, or a choice, stays on record
                 self._set(replace(entry, state=State.CLOSED), "hub closed")
-        closing = [e.client for e in held if isinstance(e.client, Closes)]  # a failed connection may still hold a process
-        if closing:
-            import anyio  # only real connections need closing, and they run on anyio
-
-            async with anyio.create_task_group() as tg:  # in parallel: each may wait out a grace
-                for client in closing:
-                    tg.start_soon(client.aclose)
+        await _close_all([e.client for e in held if isinstance(e.client, Closes)])  # a failed one may still hold a process
 
     # -- internals --
 
@@ -359,7 +324,8 @@ class Hub:
                 self._accept({**self.clients, entry.name: client})
             except HarnessError as exc:
                 await _close(client)  # a refused client must not linger: from s23 on it is a live process
-                self._warn_about(f"server '{entry.name}' not connected: {exc}")
+                if self._transcript is not None:
+                    self._transcript.warning(f"server '{entry.name}' not connected: {exc}")
                 return self._set(replace(entry, state=State.FAILED, client=None, error=exc), str(exc))
         if isinstance(client, Observed):  # a real connection tells the hub when it dies
             client.observe(lambda state, reason: self.report(entry.name, client, state, reason))
@@ -377,9 +343,67 @@ class Hub:
             self._on_change(change)
         return entry
 
-    def _warn_about(self, text: str) -> None:
-        if self._transcript is not None:
-            self._transcript.warning(text)
+
+class _InOrder:
+    """Tickets that join in the order they were taken, whichever finishes its own work first."""
+
+    def __init__(self) -> None:
+        self._taken = self._joined = 0
+        self._turn: Any = None  # an anyio.Event, set each time a ticket joins (made by the first ticket)
+
+    def take(self) -> int:
+        import anyio  # only connects that run at once need the turns
+
+        ticket, self._taken = self._taken, self._taken + 1
+        if self._turn is None:
+            self._turn = anyio.Event()
+        return ticket
+
+    async def wait(self, ticket: int) -> None:
+        while self._joined != ticket:
+            await self._turn.wait()
+
+    async def done(self, ticket: int) -> None:
+        """``ticket``'s turn is over. Cancelled while waiting, it still takes its turn, or later tickets stall."""
+        import anyio
+
+        with anyio.CancelScope(shield=True):
+            await self.wait(ticket)
+        self._joined += 1
+        self._turn.set()
+        self._turn = anyio.Event()
+
+
+async def in_pools(names: list[str], kinds: Mapping[str, str], limits: Mapping[str, int],
+                   connect: Callable[[str], Awaitable[Any]], transcript: Transcript | None) -> None:
+    """``connect(name)`` for each of ``names`` at once, at most ``limits[kind]`` of a kind at a time; the transcript
+    holds what each prints until it is that server's turn, so the output is in the order asked."""
+    import anyio  # concurrency is only needed here, by real connections
+
+    gates = {kind: anyio.Semaphore(n) for kind, n in limits.items()}  # FIFO: within a kind, starts follow the order asked
+
+    async def connect_one(name: str) -> None:
+        with grouped(f"hub:{name}"):  # what this connect prints waits for its turn (frames, notes)
+            async with gates[kinds[name]]:
+                await connect(name)
+
+    with transcript.holding() if transcript is not None else nullcontext():
+        async with anyio.create_task_group() as tg:
+            for name in names:
+                tg.start_soon(connect_one, name)
+        for name in names:
+            if transcript is not None:
+                transcript.release(f"hub:{name}")
+
+
+async def _close_all(clients: list[Any]) -> None:
+    """Close them in parallel: each may wait out a grace."""
+    if clients:
+        import anyio  # only real connections need closing, and they run on anyio
+
+        async with anyio.create_task_group() as tg:
+            for client in clients:
+                tg.start_soon(client.aclose)
 
 
 def kind_of(spec: ServerSpec | None) -> str:

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 import anyio
 
@@ -45,10 +45,12 @@ from harness.client import Host
 from harness.connection import Reconnect
 from harness.hooks import JSON, Proceed
 from harness.errors import ServerError
-from harness.hub import Change
 from harness.results import ToolResult
 from harness.spec import State
 from harness.transcript import Transcript
+
+if TYPE_CHECKING:
+    from harness.hub import Change  # show's argument: the hub is a layer above, never imported here
 
 Sleep = Callable[[float], Awaitable[None]]
 

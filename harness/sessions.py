@@ -72,8 +72,7 @@ class SessionOwner:
         self._finished = 0  # attempts at a session that have ended, well or not
         self.done = anyio.Event()
         self._lock = anyio.Lock()
-        self._asked = False  # reconnect() wants an attempt now: the owner skips its wait (cleared when one starts)
-        self._waiting = False  # the owner is in a wait between sessions
+        self._asked = self._waiting = False  # reconnect() asked for an attempt now (the owner skips its wait); a wait is on
 
     # -- renewing and closing --
 
@@ -111,8 +110,7 @@ class SessionOwner:
                 await self._attempted(finished)
         return self.state is State.CONNECTED
 
-    def close_soon(self) -> None:
-        """Ask the owner task to leave the session and end."""
+    def close_soon(self) -> None:  # the owner task leaves the session and ends
         self.closing = True
         self.wake.set()
 

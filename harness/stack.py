@@ -289,7 +289,7 @@ def upto(lesson: str | None = None, *, given: Iterable[Part] = (), without: tupl
     given = list(given)
     kinds = [*DEFAULTS, *(type(p) for p in given if type(p) not in DEFAULTS)]
     chosen = []
-    for kind in sorted(kinds, key=lambda k: k.lesson):  # stable: the order above within a lesson
+    for kind in sorted(kinds, key=lambda k: k.lesson or "~"):  # stable: the order above within a lesson; a lessonless part last
         if (lesson is not None and kind.lesson > lesson) or issubclass(kind, without):
             continue
         part = next((p for p in given if type(p) is kind), None)

@@ -54,10 +54,11 @@ from typing import TYPE_CHECKING, Any
 from harness.errors import ConfigError
 from harness.spec import ServerSpec
 
+from harness.transports.context import Streams
+
 if TYPE_CHECKING:
     from harness.transports.context import Context
 
-Streams = tuple[Any, Any]  # (read, write): the SDK's message streams, of SessionMessage | Exception
 Transport = Callable[[ServerSpec, "Context"], AbstractAsyncContextManager[Streams]]
 
 

@@ -16,6 +16,8 @@ from typing import Any
 
 from harness.spec import Limits, Timeouts
 
+Streams = tuple[Any, Any]  # (read, write): the SDK's message streams, of SessionMessage | Exception
+
 
 @dataclass
 class Context:

@@ -25,17 +25,16 @@ twice (the probe's, then the chosen transport's).
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
 
 import anyio
 import httpx2
 
-from harness import transports
 from harness.spec import ServerSpec
-from harness.transports import Streams
-from harness.transports.context import Context
+from harness.transports.context import Context, Streams
+from harness.transports.http import open_http
+from harness.transports.sse import open_sse
 
 PROBE = {"jsonrpc": "2.0", "id": 0, "method": "initialize",
          "params": {"protocolVersion": "2025-03-26", "capabilities": {}, "clientInfo": {"name": "mcp-course-probe", "version": "0"}}}
@@ -65,6 +64,6 @@ async def open_http_or_sse(spec: ServerSpec, context: Context) -> AsyncIterator[
     kind = await choose(spec, context)
     if context.trace is not None:
         context.trace(f"POST initialize: {'a 4xx: the server speaks SSE' if kind == 'sse' else 'Streamable HTTP'}")
-    opener = transports.lookup(dataclasses.replace(spec, transport=kind))
+    opener = open_sse if kind == "sse" else open_http
     async with opener(spec, context) as streams:
         yield streams

@@ -32,8 +32,8 @@ import httpx2
 from mcp.client.streamable_http import streamable_http_client
 
 from harness.spec import ServerSpec
-from harness.transports import Streams, web
-from harness.transports.context import Context
+from harness.transports import web
+from harness.transports.context import Context, Streams
 
 STREAM_READ_TIMEOUT = 300.0  # reads wait on event streams; each call has its own timeout
 # What a 400's body says when the server forgot the session: "No valid session ID provided"

@@ -47,8 +47,8 @@ from mcp.shared.message import SessionMessage
 
 from harness.errors import ServerError
 from harness.spec import ServerSpec, size
-from harness.transports import Streams, web
-from harness.transports.context import Context
+from harness.transports import web
+from harness.transports.context import Context, Streams
 from harness.wire import InvalidFrame
 
 STREAM_READ_TIMEOUT = 300.0  # seconds between two events before the stream counts as lost (the SDK's)

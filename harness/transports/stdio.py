@@ -60,8 +60,7 @@ from mcp.shared.message import SessionMessage
 
 from harness.errors import ServerError
 from harness.spec import ServerSpec, Timeouts
-from harness.transports import Streams
-from harness.transports.context import Context
+from harness.transports.context import Context, Streams
 from harness.transports.lines import FrameTooLarge, Lines
 from harness.wire import InvalidFrame, ReadWrapper, StreamWrapper
 

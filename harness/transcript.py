@@ -41,7 +41,7 @@ from contextvars import ContextVar
 from typing import Any, TextIO
 
 from harness import echo
-from harness.redact import Redactor, alternation, clean, probe
+from harness.redact import Literals, Redactor, clean
 
 _GROUP: ContextVar[str | None] = ContextVar("transcript_group", default=None)
 _HOSTS = ("127.0.0.1", "localhost", "[::1]")
@@ -80,24 +80,19 @@ class Normalizer:
     """Replaces volatile strings with stable placeholders."""
 
     def __init__(self) -> None:
-        self._literals: dict[str, str] = {}
-        self._pattern: re.Pattern[str] | None = None
-        self._probe: re.Pattern[str] | None = None
+        self._literals = Literals()  # longest first where several start at one place: a path before any path inside it
 
     def add(self, literal: str, placeholder: str) -> None:
         """Print ``placeholder`` wherever ``literal`` (a path, a token, ...) would appear."""
         if literal:
-            self._literals[literal] = placeholder
-            self._pattern = alternation(self._literals)  # longest first: a path before any path inside it
-            self._probe = probe(self._literals)
+            self._literals.add(literal, placeholder)
 
     def seen_in(self, json_text: str) -> bool:
         """Could anything in this JSON text need a placeholder? (False: certainly not.)"""
-        return bool(self._probe is not None and self._probe.search(json_text)) or any(h in json_text for h in _HOSTS)
+        return self._literals.seen_in(json_text) or any(h in json_text for h in _HOSTS)
 
     def __call__(self, text: str) -> str:
-        if self._pattern is not None:
-            text = self._pattern.sub(lambda m: self._literals[m.group(0)], text)
+        text = self._literals(text)
         return _PORT.sub(r"\1:<port>", text) if any(h in text for h in _HOSTS) else text
 
 

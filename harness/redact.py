@@ -9,8 +9,9 @@ a lesson's deterministic transcript only (``harness.transcript.Normalizer``).
 ``Authorization`` header values are caught by shape too (``Bearer ...``, ``Basic ...``),
 so a header nobody registered still never shows.
 
-``url`` shows a URL without its userinfo and query values (``ServerSpec.where`` uses
-it). A server entry's variables expanded into a URL, a header, or (when the variable's name
+``url`` shows a URL without its userinfo and query values, and ``argument`` every URL
+inside one word of a command line the same way (``ServerSpec.where`` uses both: a
+connection string's password in a server's args is never shown). A server entry's variables expanded into a URL, a header, or (when the variable's name
 says it is secret: ``SECRET_NAME``) into env or args are handed to a transcript's redactor
 when the server is started (``harness.config.wiring``), and messages show the entry as
 written (``${TOKEN}``), not the value.
@@ -30,7 +31,8 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 _AUTH_HEADER = re.compile(r"\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{8,}")
-_USERINFO = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*://)[^/?#@]*@")
+_USERINFO = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*://)[^/?#]*@")  # to the last @: a password may hold an unescaped one
+_URL_IN_WORD = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s'\"<>]*")
 _QUERY_VALUE = re.compile(r"([?&][^=&#]*=)[^&#]*")
 SECRET_NAME = re.compile(r"TOKEN|SECRET|PASSWORD|PASSWD|PASS\b|KEY|AUTH|CREDENTIAL|COOKIE|SESSION", re.IGNORECASE)
 
@@ -43,6 +45,16 @@ def url(text: str) -> str:
     """
     text = _USERINFO.sub(r"\1<redacted>@", text)
     return _QUERY_VALUE.sub(r"\1<redacted>", text)
+
+
+def argument(text: str) -> str:
+    """One word of a command line as messages print it: every URL in it as ``url`` shows one.
+
+    ``postgresql://admin:pw@db/app`` -> ``postgresql://<redacted>@db/app``, and
+    ``--db=mysql://u:pw@h`` -> ``--db=mysql://<redacted>@h``: a connection string's password
+    is never shown, whether it was written in the args or came from a variable.
+    """
+    return _URL_IN_WORD.sub(lambda m: url(m.group(0)), text) if "://" in text else text
 
 
 PREFIX_CHARS = 32  # of each literal, in the one pattern that finds candidates: its size never grows with a literal's

@@ -98,11 +98,13 @@ class ServerSpec:
             raise ConfigError(f"server '{self.name}': field '{needed}': required for transport '{self.transport}'")
 
     def where(self) -> str:
-        """The command line or URL, as messages print it: as written before any variable was expanded, a URL
-        without its userinfo and query values."""
+        """The command line or URL, as messages print it: as written before any variable was expanded, every URL
+        in it (a connection string in the args too) without its userinfo and query values."""
         if self.shown:
             return self.shown
-        return shlex.join([self.command or "", *self.args]) if transports.is_local(self.transport) else redact.url(self.url or "")
+        if transports.is_local(self.transport):
+            return shlex.join([redact.argument(word) for word in (self.command or "", *self.args)])
+        return redact.url(self.url or "")
 
 
 @dataclass(frozen=True)

@@ -93,7 +93,7 @@ import time
 from pathlib import Path
 from typing import Any, TextIO
 
-from harness import config, echo, naming, nesting, schemas, signals
+from harness import config, echo, naming, nesting, redact, schemas, signals, terminal
 from harness.cli_types import Parser, existing_folder, positive
 from harness.errors import ConfigError, HarnessError, ToolError, UsageError
 from harness.hub import Change, Hub
@@ -243,8 +243,10 @@ def console(prog: str = PROG) -> None:
 
 
 def main(argv: list[str] | None = None, out: TextIO | None = None, err: TextIO | None = None, prog: str = PROG) -> int:
-    out, err = out or sys.stdout, err or sys.stderr
     args = parse(argv, prog)
+    # Every line the CLI prints, a server's answer included, is redacted of the secrets the stack registers and escaped.
+    args.redactor = redact.Redactor()
+    out, err = terminal.Writer(out or sys.stdout, args.redactor), terminal.Writer(err or sys.stderr, args.redactor)
     try:
         with signals.trapped() as trap:  # from here a signal is one line and an exit code, whatever phase it lands in
             return _dispatch(args, trap, out, err)
@@ -430,6 +432,7 @@ def _stack_options(args: argparse.Namespace, answers: list[Any], model: Any = No
         "spill": workspace / ".mcp-output" if workspace else state_dir() / "output" / f"{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}",
         "spill_shown_as": ".mcp-output" if workspace else "",
         "prompter": _prompter(args, script),
+        "redactor": vars(args).get("redactor"),
     }
 
 
@@ -512,7 +515,7 @@ def _servers(rows: list[dict[str, Any]], as_json: bool, out: TextIO) -> int:
         return 0
     if not rows:
         out.write("no MCP servers configured\n")
-    width = max((len(r["name"]) for r in rows), default=0)
+    width = max((len(echo.line(r["name"])) for r in rows), default=0)
     for r in rows:
         out.write(_server_line(r, width) + "\n")
     return 0
@@ -521,7 +524,7 @@ def _servers(rows: list[dict[str, Any]], as_json: bool, out: TextIO) -> int:
 def _server_line(r: dict[str, Any], width: int) -> str:
     """One row of ``servers``, as a terminal shows it."""
     detail = echo.text(r["error"]) if r["error"] else f"{len(r['tools'])} tools: {echo.names(r['tools'])}"  # a terminal gets server text escaped
-    return f"{r['name']:<{width}}  {r['scope']:<10} {r['transport'] or '-':<6} {r['state']:<10} {r['era'] or '-':<10} {detail}"
+    return f"{echo.line(r['name']):<{width}}  {r['scope']:<10} {r['transport'] or '-':<6} {r['state']:<10} {r['era'] or '-':<10} {detail}"
 
 
 def _tools(hub: Hub, names: naming.NameMap, as_json: bool, out: TextIO) -> int:

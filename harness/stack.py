@@ -59,6 +59,7 @@ from harness import config, lifecycle, naming, pool
 from harness.errors import UsageError
 from harness.hub import Change, Hub
 from harness.loop import Policy, Turn
+from harness.redact import Redactor
 from harness.tools import Tool
 from harness.transcript import Transcript
 
@@ -91,10 +92,12 @@ class Stack:
                  token_store: Path | None = None, browser: Any = None,
                  rules: Any = None, prompter: Any = None,
                  spill: Path | None = None, spill_shown_as: str = "",
-                 asker: Any = None, sampler: Any = None, roots: Any = None) -> None:
+                 asker: Any = None, sampler: Any = None, roots: Any = None, redactor: Redactor | None = None) -> None:
         self.parts = parts(until, without)
         self.servers = list(servers)
         self.transcript = transcript
+        # Where every secret of this stack is registered (config values, tokens): the transcript's, or the caller's.
+        self.redact = transcript.redact if transcript is not None else redactor or Redactor()
         self.environ, self.tap, self._options = environ, tap, options
         self._on_change, self._warn, self._progress = on_change, warn, progress
         self._token_store, self._browser = token_store, browser
@@ -195,7 +198,7 @@ class Stack:
         if store is None:  # no store given: tokens for this stack's life only
             store = self._exits.enter_context(auth.temporary_store())
         self.token_store = store
-        said = self.transcript if self.transcript is not None else Transcript()  # no transcript: the exchange is not shown
+        said = self.transcript if self.transcript is not None else Transcript(redactor=self.redact)  # the exchange is not shown
         for name, url in remote:
             authorizer = auth.Authorizer(name, url, store, said, **({"browser": self._browser} if self._browser else {}))
             self._authorizers[name] = await self._exits.enter_async_context(authorizer)
@@ -232,13 +235,13 @@ class Stack:
         if self._options is not None:
             how.update(self._options(server))
         if authorizer is None:
-            return config.connector(server, self.conns, self.environ, **how)
+            return config.connector(server, self.conns, self.environ, redactor=self.redact, **how)
         from harness import auth
 
         async def opener(**more: Any) -> Any:
             if "handshake" in how:  # the era's: each of its steps already stops the connect clock at a sign-in
                 more.pop("handshake", None)
-            return await config.connector(server, self.conns, self.environ, **how, **more)()
+            return await config.connector(server, self.conns, self.environ, redactor=self.redact, **how, **more)()
 
         return auth.connector(authorizer, opener, self.hub)
 

@@ -24,7 +24,9 @@ its output by timing. Inside ``holding()``, output made by a task tagged with
 ``grouped(key)`` (and by the tasks it starts) is held per key; ``release(key)`` prints and
 records it, so the transcript reads in call order, the same bytes every run.
 
-JSON is printed with sorted keys, and ``\\r`` never appears. The snapshot tests pin the
+JSON is printed with sorted keys, and ``\\r`` never appears: every line goes out through
+``echo.terminal``, so no control or bidi character of a server's reaches the terminal raw
+(the events keep the text as it came, but a bare carriage return). The snapshot tests pin the
 text exactly as a user sees it.
 
 Introduced by s19. Not handled here: colour, paging, very long outputs (s32).
@@ -97,7 +99,9 @@ class Normalizer:
 
 
 def _no_cr(text: str) -> str:
-    return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
+    # A bare carriage return would overwrite the line it is in (or, read as a line break,
+    # start a line of its own that looks like the harness's): it is shown as its escape.
+    return text.replace("\r\n", "\n").replace("\r", "\\r") if "\r" in text else text
 
 
 class Transcript:
@@ -202,7 +206,8 @@ class Transcript:
         if self.out is None or self.broken:
             return
         try:
-            self.out.write((render(event) if text is None else text) + "\n")
+            # Whatever an event holds (a tool's result, a server's log or name), the terminal gets it escaped.
+            self.out.write(echo.terminal(render(event) if text is None else text) + "\n")
             self.out.flush()
         except (BrokenPipeError, ValueError):  # ValueError: the stream was closed under us
             self.broken = True

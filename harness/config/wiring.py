@@ -44,14 +44,18 @@ async def _never() -> Any:
     raise AssertionError("the hub never starts a disabled, blocked or broken server")
 
 
-def connector(server: ServerConfig, conns: Any, environ: Mapping[str, str] = os.environ, **options: Any) -> Any:
-    """A hub connector that expands the spec's variables each time, then opens it with ``conns`` (a ``Connections``)."""
+def connector(server: ServerConfig, conns: Any, environ: Mapping[str, str] = os.environ, redactor: Any = None,
+              **options: Any) -> Any:
+    """A hub connector that expands the spec's variables each time, then opens it with ``conns`` (a ``Connections``).
+
+    The secret values are registered with ``redactor`` (a ``Redactor``), or else with the transcript's."""
+    redact = redactor if redactor is not None else conns.transcript.redact if conns.transcript is not None else None
 
     def expanded() -> Any:
         spec = expand(server.spec, environ, server.inputs)  # type: ignore[arg-type]  (pending servers have a spec)
-        if conns.transcript is not None:  # the values are secrets from here on, in every output the transcript makes
+        if redact is not None:  # the values are secrets from here on, in every output that redacts
             for value, name in spec.secrets:
-                conns.transcript.redact.add(value, f"${{{name}}}")
+                redact.add(value, f"${{{name}}}")
         return spec
 
     async def connect() -> Any:

@@ -17,7 +17,11 @@ in a tool result or to the terminal in a transcript line, it passes through here
   its line breaks are the harness's own layout and stay, everything else is escaped as
   above, and at most ``TEXT_CHARS`` characters are shown, with the same stated cut;
 - ``line(text)`` is for text that must stay on one line (a tool's description in a list):
-  line breaks are escaped too.
+  line breaks are escaped too;
+- ``terminal(text)`` is for whatever goes out to a terminal as it is, whole: every line of
+  a transcript (``harness.transcript``), every write of the user CLI
+  (``harness.terminal``) and every question asked on the terminal (``harness.ask``) pass
+  it, so a server's text reaches no terminal raw by any path.
 
 A cut is counted in characters of the original, and never splits an escape.
 

@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from harness import config, echo
+from harness.config.documents import DuplicateKey
 from harness.config.variables import VARIABLE
 from harness.errors import ConfigError
 from harness.spec import ServerSpec, State
@@ -73,7 +74,25 @@ def files_problems(paths: config.Paths, named: Sequence[Path], **how: Any) -> tu
     """Each file read on its own (so every unreadable one is named), then the servers of those that read
     (``how``: ``config.load``'s keywords, as the CLI's ``--format`` and ``--input`` give them)."""
     files = list(named) or scope_files(paths)
-    problems, good = [], []
+    twice: dict[str, DuplicateKey] = {}  # a key given twice, once however often its file is read
+    passed_on = how.get("warn")
+
+    def warn(text: str) -> None:
+        if isinstance(text, DuplicateKey):
+            twice.setdefault(text, text)
+        elif passed_on is not None:
+            passed_on(text)
+
+    shown, problems, servers = _read(paths, named, files, {**how, "warn": warn})
+    problems += [Problem(d.file, None, None, d[len(f"{d.file}: "):], f"keep one of the two {echo.name(d.key)} in {d.file}")
+                 for d in twice.values()]
+    return shown, problems, servers
+
+
+def _read(paths: config.Paths, named: Sequence[Path], files: list[Path],
+          how: dict[str, Any]) -> tuple[list[str], list[Problem], list[config.ServerConfig]]:
+    problems: list[Problem] = []
+    good: list[Path] = []
     for f in files:
         try:
             config.load(paths, [f], **how)

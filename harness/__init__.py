@@ -35,6 +35,7 @@ Modules follow lesson order; an earlier module never imports a later one.
     config/       s27  mcpServers files: variables, formats, policy, scopes, wiring
     lifecycle     s28  the supervisor: Backoff, reconnect on next use, state lines
     reload        s29  the settings file watched: diff, fingerprint, the harness's own writes
+    definition    s30  a tool's definition: what an "always" is for, what a relisting changed
     resources     s30  offers at connect, list_changed, logs; resources as two tools, prompts
     permissions   s31  allow/ask/deny rules, prompters, annotations as claims, poisoned descriptions
     output        s32  every result block to what a tool_result holds; the cap and its spill

@@ -39,6 +39,7 @@ Modules follow lesson order; an earlier module never imports a later one.
     resources     s30  offers at connect, list_changed, logs; resources as two tools, prompts
     permissions   s31  allow/ask/deny rules, prompters, annotations as claims, poisoned descriptions
     output        s32  every result block to what a tool_result holds; the cap and its spill
+    pages         s33  a page a server asks the user to open: https (http on this machine) only, the host shown apart
     elicit        s33  elicitation, sampling, roots; the input-required rounds
     era           s34  the handshake era and 2026-07-28, negotiated per server (or pinned by "protocol")
     modern        s34  a 2026-07-28 session's side: subscriptions/listen, log messages asked for, resultType

@@ -46,6 +46,7 @@ Modules follow lesson order; an earlier module never imports a later one.
     cache         s34  the SDK's response cache: a 2026-07-28 answer reused for its ttlMs, evicted by its changes
     stack         root the one composition root: config -> hub -> connectors -> pool -> policy
     survey        s35  a scripted model for any config: one read-only call per server, a summary
+    sdklog        CLI  the SDK's log records as escaped "warning: mcp sdk:" lines (the CLI and the lesson runner)
     terminal      CLI  the CLI's stdout and stderr: every write redacted, then escaped
     app           CLI  python -m harness (mcp-course): servers, tools, call, resources, prompts, chat
     conformance   CI   the harness as a client for the official MCP conformance suite

@@ -93,7 +93,7 @@ import time
 from pathlib import Path
 from typing import Any, TextIO
 
-from harness import config, echo, naming, nesting, redact, schemas, signals, terminal
+from harness import config, echo, naming, nesting, redact, schemas, sdklog, signals, terminal
 from harness.cli_types import Parser, existing_folder, positive
 from harness.errors import ConfigError, HarnessError, ToolError, UsageError
 from harness.hub import Change, Hub
@@ -248,7 +248,8 @@ def main(argv: list[str] | None = None, out: TextIO | None = None, err: TextIO |
     args.redactor = redact.Redactor()
     out, err = terminal.Writer(out or sys.stdout, args.redactor), terminal.Writer(err or sys.stderr, args.redactor)
     try:
-        with signals.trapped() as trap:  # from here a signal is one line and an exit code, whatever phase it lands in
+        # From here a signal is one line and an exit code, whatever phase it lands in; and the SDK's logs are lines of ours.
+        with signals.trapped() as trap, sdklog.routed(err):
             return _dispatch(args, trap, out, err)
     except (UsageError, ConfigError) as exc:
         print(f"error: {exc}", file=err)

@@ -219,7 +219,11 @@ def _unset(server: config.ServerConfig, environ: Mapping[str, str]) -> list[Prob
 
 def _no_command(server: config.ServerConfig, environ: Mapping[str, str]) -> list[Problem]:
     """A stdio server whose program is not there: the one check of a command that starts nothing."""
-    spec = config.expand(server.spec, environ)  # type: ignore[arg-type]  (_unset found every variable set)
+    try:  # with the VS Code inputs read from the file (--input, the terminal, a default)
+        spec = config.expand(server.spec, environ, server.inputs)  # type: ignore[arg-type]  (_unset found every variable set)
+    except ConfigError as exc:  # an input with no value: a problem of that server, not the end of doctor
+        return [Problem(server.source, server.name, None, _without_name(str(exc), server.name),
+                        "give it with --input ID=VALUE, or run doctor on a terminal to be asked")]
     if spec.command is None:
         return []
     command = spec.command

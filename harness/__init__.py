@@ -35,15 +35,19 @@ Modules follow lesson order; an earlier module never imports a later one.
     config/       s27  mcpServers files: variables, formats, policy, scopes, wiring
     lifecycle     s28  the supervisor: Backoff, reconnect on next use, state lines
     reload        s29  the settings file watched: diff, fingerprint, the harness's own writes
+    definition    s30  a tool's definition: what an "always" is for, what a relisting changed
     resources     s30  offers at connect, list_changed, logs; resources as two tools, prompts
     permissions   s31  allow/ask/deny rules, prompters, annotations as claims, poisoned descriptions
     output        s32  every result block to what a tool_result holds; the cap and its spill
+    pages         s33  a page a server asks the user to open: https (http on this machine) only, the host shown apart
     elicit        s33  elicitation, sampling, roots; the input-required rounds
     era           s34  the handshake era and 2026-07-28, negotiated per server (or pinned by "protocol")
     modern        s34  a 2026-07-28 session's side: subscriptions/listen, log messages asked for, resultType
     cache         s34  the SDK's response cache: a 2026-07-28 answer reused for its ttlMs, evicted by its changes
     stack         root the one composition root: config -> hub -> connectors -> pool -> policy
     survey        s35  a scripted model for any config: one read-only call per server, a summary
+    sdklog        CLI  the SDK's log records as escaped "warning: mcp sdk:" lines (the CLI and the lesson runner)
+    terminal      CLI  the CLI's stdout and stderr: every write redacted, then escaped
     app           CLI  python -m harness (mcp-course): servers, tools, call, resources, prompts, chat
     conformance   CI   the harness as a client for the official MCP conformance suite
 

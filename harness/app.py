@@ -94,7 +94,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from harness import config, echo, naming, nesting, schemas, signals
+from harness import config, echo, naming, nesting, redact, schemas, sdklog, signals, terminal
 from harness.cli_types import Parser, existing_folder, positive
 from harness.errors import ConfigError, HarnessError, ToolError, UsageError
 from harness.hub import Change, Hub
@@ -250,11 +250,14 @@ def main(argv: list[str] | None = None, out: TextIO | None = None, err: TextIO |
          parts: Sequence[Part] = ()) -> int:
     """The CLI. ``parts``: more stack parts (``harness.parts.Part``) for every command that connects, for a program
     that runs the CLI with mechanisms of its own."""
-    out, err = out or sys.stdout, err or sys.stderr
     args = parse(argv, prog)
     args.plugged = tuple(parts)
+    # Every line the CLI prints, a server's answer included, is redacted of the secrets the stack registers and escaped.
+    args.redactor = redact.Redactor()
+    out, err = terminal.Writer(out or sys.stdout, args.redactor), terminal.Writer(err or sys.stderr, args.redactor)
     try:
-        with signals.trapped() as trap:  # from here a signal is one line and an exit code, whatever phase it lands in
+        # From here a signal is one line and an exit code, whatever phase it lands in; and the SDK's logs are lines of ours.
+        with signals.trapped() as trap, sdklog.routed(err):
             return _dispatch(args, trap, out, err)
     except (UsageError, ConfigError) as exc:
         print(f"error: {exc}", file=err)
@@ -383,7 +386,8 @@ def _stack(args: argparse.Namespace, servers: list[config.ServerConfig], err: Te
     """The stack of every command but chat. The user runs these by hand: nothing to ask permission for, no file to watch."""
     from harness.stack import Permissions, Stack, upto  # the SDK: only once there is something to connect
 
-    return Stack(servers, None, upto(given=_parts(args, args.answer, err=err), without=(Permissions,)), **more)
+    return Stack(servers, None, upto(given=_parts(args, args.answer, err=err), without=(Permissions,)),
+                 redactor=vars(args).get("redactor"), **more)
 
 
 async def _login(args: argparse.Namespace, server: config.ServerConfig, out: TextIO, err: TextIO) -> int:
@@ -520,7 +524,7 @@ def _servers(rows: list[dict[str, Any]], as_json: bool, out: TextIO) -> int:
         return 0
     if not rows:
         out.write("no MCP servers configured\n")
-    width = max((len(r["name"]) for r in rows), default=0)
+    width = max((len(echo.line(r["name"])) for r in rows), default=0)
     for r in rows:
         out.write(_server_line(r, width) + "\n")
     return 0
@@ -529,7 +533,7 @@ def _servers(rows: list[dict[str, Any]], as_json: bool, out: TextIO) -> int:
 def _server_line(r: dict[str, Any], width: int) -> str:
     """One row of ``servers``, as a terminal shows it."""
     detail = echo.text(r["error"]) if r["error"] else f"{len(r['tools'])} tools: {echo.names(r['tools'])}"  # a terminal gets server text escaped
-    return f"{r['name']:<{width}}  {r['scope']:<10} {r['transport'] or '-':<6} {r['state']:<10} {r['era'] or '-':<10} {detail}"
+    return f"{echo.line(r['name']):<{width}}  {r['scope']:<10} {r['transport'] or '-':<6} {r['state']:<10} {r['era'] or '-':<10} {detail}"
 
 
 def _tools(hub: Hub, names: naming.NameMap, as_json: bool, out: TextIO) -> int:

@@ -22,7 +22,7 @@ import sys
 from collections.abc import Callable, Iterable
 from typing import Any, TextIO
 
-from harness import nesting
+from harness import echo, nesting
 
 
 class Script:
@@ -68,7 +68,8 @@ class Ask:
             return None
         from harness.signals import ask_line
 
-        line = (await ask_line(self._in, self._out, prompt)).strip()
+        # A question may quote a server (its form's message, a tool's name): escaped, as every line to the terminal is.
+        line = (await ask_line(self._in, self._out, echo.terminal(prompt))).strip()
         if line.startswith("{"):
             try:
                 return {"form": nesting.loads(line)}

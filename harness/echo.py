@@ -17,7 +17,11 @@ in a tool result or to the terminal in a transcript line, it passes through here
   its line breaks are the harness's own layout and stay, everything else is escaped as
   above, and at most ``TEXT_CHARS`` characters are shown, with the same stated cut;
 - ``line(text)`` is for text that must stay on one line (a tool's description in a list):
-  line breaks are escaped too.
+  line breaks are escaped too;
+- ``terminal(text)`` is for whatever goes out to a terminal as it is, whole: every line of
+  a transcript (``harness.transcript``), every write of the user CLI
+  (``harness.terminal``) and every question asked on the terminal (``harness.ask``) pass
+  it, so a server's text reaches no terminal raw by any path.
 
 A cut is counted in characters of the original, and never splits an escape.
 
@@ -33,6 +37,7 @@ plain ASCII anyway.
 
 from __future__ import annotations
 
+import sys
 import unicodedata
 
 NAME_CHARS = 128  # the longest tool name the MCP spec (2025-11-25) recommends; a model-facing one is at most 64
@@ -56,6 +61,10 @@ def char(c: str) -> str:
 
 
 def _shown(text: str, limit: int, keep: str = "", double_backslash: bool = False) -> str:
+    # str.isprintable is False for every category hidden here (and for spaces other than " "):
+    # text it passes needs no escape, and is checked at C speed.
+    if len(text) <= limit and (text.replace(keep, "") if keep else text).isprintable() and not (double_backslash and "\\" in text):
+        return text
     parts: list[str] = []
     used = 0
     for i, c in enumerate(text):
@@ -85,6 +94,17 @@ def names(values: list[str], limit: int = 100) -> str:
 def text(value: str, limit: int = TEXT_CHARS) -> str:
     """A message, escaped except for its line breaks, and cut at ``limit`` characters."""
     return _shown(value, limit, keep="\n")
+
+
+def terminal(value: str) -> str:
+    """Text on its way to a terminal, whole: escaped except for its line breaks, never cut.
+
+    For what the harness writes out as it is (a transcript's lines, the CLI's streams, a
+    question): a bare carriage return, a screen clear or a bidi override in it is shown
+    as its escape, so it can neither overwrite a line nor rearrange one. A line break
+    written ``\r\n`` is a line break.
+    """
+    return _shown(value.replace("\r\n", "\n") if "\r" in value else value, sys.maxsize, keep="\n")
 
 
 def line(value: str, limit: int = TEXT_CHARS) -> str:

@@ -47,6 +47,7 @@ from typing import Any, TextIO
 import mcp_types as types
 from mcp.shared.exceptions import MCPError
 
+from harness import echo, pages
 from harness.ask import Ask, Script  # Script: named here too, as s33 and the CLI use it
 from harness.client import Host, Rooted
 from harness.hooks import Call, Mechanism, Send
@@ -208,9 +209,16 @@ class Asker:
         return action, content
 
     async def visit(self, server: str, message: str, url: str) -> bool:
-        given = await self._answer(f"{message} Open {url} and answer done when finished (or no)")
+        """Offer the page (``harness.pages``: https, or http on this machine; the host shown apart); True once done.
+        A URL that may not be offered is declined without asking, and the transcript says why."""
+        try:
+            page = pages.check(url)
+        except pages.Refused as refused:
+            self._say(server, f"url: {message}", f"not offered: {echo.line(url, 200)}: {refused}", "declined")
+            return False
+        given = await self._answer(f"{message} Open {page.shown()} and answer done when finished (or no)")
         done = isinstance(given, str) and given.strip().lower() in ("done", "yes", "accept")
-        self._say(server, f"url: {message}", f"open {url}", "done" if done else "not done")
+        self._say(server, f"url: {message}", f"open {page.shown()}", "done" if done else "not done")
         return done
 
     async def consent(self, server: str, what: str) -> bool:

@@ -46,7 +46,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
-from harness import signals
+from harness import sdklog, signals
 from harness.cli_types import Parser, positive
 from harness.errors import HarnessError, UsageError
 from harness.loop import DEFAULT_MAX_TURNS, Policy, PoolSource, run_agent
@@ -110,7 +110,8 @@ def _run(lesson_file: str, doc: str | None, argv: list[str] | None, out: TextIO,
     if normalizer is not None:
         normalizer.add(sys.executable, "python")  # s23 on: servers run as `python -m ...`, whatever the venv
     try:
-        with signals.trapped() as trap:  # from here on a signal raises signals.Stopped, so every `finally` runs
+        # From here on a signal raises signals.Stopped, so every `finally` runs; the SDK's logs are lines of ours.
+        with signals.trapped() as trap, sdklog.routed(sys.stderr):
             model, prompt = _model(args, Path(lesson_file).resolve().parent)
             with _workspace(args.workspace, trap) as root:
                 if normalizer is not None:

@@ -14,6 +14,7 @@ scenario loader itself).
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 MAX_NESTING = 100  # levels of arrays and objects; real configs and arguments use under ten
@@ -23,10 +24,10 @@ class TooDeep(ValueError):
     """JSON nested past the limit: the text, file or argument is refused whole."""
 
 
-def loads(text: str | bytes, limit: int = MAX_NESTING) -> Any:
+def loads(text: str | bytes, limit: int = MAX_NESTING, object_pairs_hook: Callable[[list[tuple[str, Any]]], Any] | None = None) -> Any:
     """``json.loads``, refusing nesting past ``limit`` levels (``TooDeep``); a syntax error is ``json.JSONDecodeError``."""
     try:
-        value = json.loads(text)
+        value = json.loads(text, object_pairs_hook=object_pairs_hook)
     except RecursionError:
         raise TooDeep(too_deep(limit)) from None
     if depth(value, limit) > limit:

@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from harness.hub import Change, Hub
     from harness.loop import Policy, Turn
     from harness.opening import Handshake
+    from harness.redact import Redactor
     from harness.tools import Tool
     from harness.transcript import Transcript
 
@@ -52,6 +53,7 @@ class Built:
     """The stack as a part sees it once entered."""
 
     transcript: Transcript | None
+    redact: Redactor  # where every secret of the stack is registered (the transcript's, when there is one)
     servers: list[ServerConfig]
     environ: Mapping[str, str]
     exits: AsyncExitStack

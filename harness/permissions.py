@@ -7,7 +7,9 @@ Every call passes the loop's before-call hook (``Permissions.before_call``), whi
                            "mcp__deploy__*" (the same), as Claude Code writes them in settings.json
     2. ask rules           the same syntax; an ask rule asks every time ("always" is not offered)
     3. allow rules         the same syntax
-    4. "always" answers    given this session; kept in memory, never written to a file
+    4. "always" answers    given this session, each for the tool's definition as it was then: one
+                           redefined since (description, schema, annotations) is asked about again,
+                           the question naming what changed; kept in memory, never written to a file
     5. autoApprove         the server's list in a Cline settings file (tool names as the server gives them;
                            ``auto_approve`` reads it from the config's entries)
     6. annotations         readOnlyHint: allow. Anything else, destructive or unmarked: ask.
@@ -42,12 +44,13 @@ import json
 import re
 import sys
 import unicodedata
+from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, TextIO
 
-from harness import nesting
+from harness import definition, echo, nesting
 from harness.ask import Ask, Script
 from harness.config.files import read_config
 from harness.errors import ConfigError
@@ -155,7 +158,7 @@ class Permissions:
         self.auto_approve = {server: set(names) for server, names in (auto_approve or {}).items()}
         self.prompter = prompter or NoPrompter()
         self.transcript = transcript
-        self.always: set[str] = set()
+        self.always: dict[str, dict[str, Any]] = {}  # tool name -> the definition "always" was answered for
 
     def decide(self, tool: Tool) -> Decision:
         name = tool.name
@@ -166,7 +169,11 @@ class Permissions:
         if rule := self.rules.first(ALLOW, tool):
             return Decision(ALLOW, f"allow rule {rule}")
         if name in self.always:
-            return Decision(ALLOW, "answered always, this session")
+            changed = definition.changes(self.always[name], definition.of(tool))
+            if not changed:
+                return Decision(ALLOW, "answered always, this session")
+            # An answer is for the definition it was given for: a tool redefined under the same name is asked about again.
+            return Decision(ASK, f"answered always for its earlier definition; changed since: {', '.join(changed)}")
         if tool.source != "builtin" and tool.original in self.auto_approve.get(tool.source, ()):
             return Decision(ALLOW, f"autoApprove of server '{tool.source}'")
         if tool.source == "builtin":
@@ -190,7 +197,7 @@ class Permissions:
             answer = await self.prompter.ask(tool, call.input, decision)
             self._record(tool, call.input, decision, answer)
             if answer == "always" and decision.may_remember:
-                self.always.add(tool.name)
+                self.always[tool.name] = definition.of(tool)
             if answer in ("yes", "always"):
                 return None
             return ToolResult.failure(f"permission denied: the user declined {tool.name} ({decision.reason})")
@@ -262,36 +269,57 @@ _INSTRUCTIONS = [re.compile(p, re.IGNORECASE) for p in (
 
 def suspicious(tool: Mapping[str, Any]) -> list[str]:
     """Why a server's tool listing deserves a look before the model reads it (empty: nothing seen)."""
-    texts = [tool.get("name", ""), tool.get("description") or ""]
-    schema = tool.get("inputSchema") or {}
-    for prop in (schema.get("properties") or {}).values() if isinstance(schema, dict) else ():
-        if isinstance(prop, dict) and isinstance(prop.get("description"), str):
-            texts.append(prop["description"])
+    texts = [(tool.get("name", ""), ""), (tool.get("description") or "", "")]
+    for where, text in schema_texts(tool.get("inputSchema")):
+        texts.append((text, "" if re.fullmatch(r"properties\.[^.]*\.description", where) else f" in inputSchema.{where}"))
     found = []
-    for text in texts:
+    for text, where in texts:
         hidden = _HIDDEN.search(text)
         if hidden:
-            found.append(f"a hidden character U+{ord(hidden.group()):04X} ({unicodedata.name(hidden.group(), 'unnamed')})")
+            found.append(f"a hidden character U+{ord(hidden.group()):04X} ({unicodedata.name(hidden.group(), 'unnamed')}){where}")
         said = [m.group() for m in (p.search(text) for p in _INSTRUCTIONS) if m]
         if said:
-            found.append("instructions aimed at the model (" + ", ".join(f'"{s}"' for s in said[:3]) + ")")
+            found.append("instructions aimed at the model (" + ", ".join(f'"{s}"' for s in said[:3]) + f"){where}")
     if len(tool.get("description") or "") > LONG_DESCRIPTION:
         found.append(f"a description of {len(tool['description'])} characters (over {LONG_DESCRIPTION})")
     return list(dict.fromkeys(found))
 
 
+SCHEMA_PARTS = 10_000  # objects and arrays of one schema looked into; a real tool's has tens
+
+
+def schema_texts(schema: Any, limit: int = SCHEMA_PARTS) -> list[tuple[str, str]]:
+    """Every ``description`` and ``title`` string anywhere in ``schema`` (``items``, nested ``properties``,
+    ``$defs``, ``anyOf``...), with where it is (``properties.path.items.description``); at most ``limit``
+    objects and arrays are visited, breadth first, so no schema costs more than that."""
+    found: list[tuple[str, str]] = []
+    todo: deque[tuple[Any, str]] = deque([(schema, "")])
+    visited = 0
+    while todo and visited < limit:
+        node, where = todo.popleft()
+        visited += 1
+        items = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
+        for key, value in items:
+            at = f"{where}.{key}" if where else str(key)
+            if key in ("description", "title") and isinstance(value, str) and isinstance(node, dict):
+                found.append((echo.line(at, 200), value))
+            elif isinstance(value, (dict, list)):
+                todo.append((value, at))
+    return found
+
+
 @dataclass
 class Screen:
-    """Warns once per tool listing (server, name, description) that ``suspicious`` flags."""
+    """Warns once per tool definition (server, name, description, schema, annotations) that ``suspicious`` flags."""
 
     transcript: Transcript | None = None
-    seen: set[tuple[str, str, str]] = field(default_factory=set)
+    seen: set[tuple[str, str, str]] = field(default_factory=set)  # (server, tool, its definition): a redefined tool is screened again
 
     def check(self, clients: Mapping[str, Any]) -> list[str]:
         warnings = []
         for server in sorted(clients):
             for tool in clients[server].tools:
-                key = (server, tool.get("name", ""), tool.get("description") or "")
+                key = (server, tool.get("name", ""), json.dumps(definition.of(tool), sort_keys=True, default=str))
                 if key in self.seen:
                     continue
                 self.seen.add(key)

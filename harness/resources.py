@@ -46,6 +46,7 @@ import mcp_types as types
 from mcp.client.session import ClientSession
 from mcp.shared.exceptions import MCPError
 
+from harness import definition
 from harness.client import Host, Offers, has_resources
 from harness.hooks import JSON, Mechanism, Proceed
 from harness.errors import ToolError
@@ -200,7 +201,8 @@ class Offering(Mechanism):
 
     async def _relist(self, session: ClientSession, kind: str) -> None:
         conn, key = self._conn, _KEYS[kind]
-        before = [item[key] for item in self._listed(kind)]
+        was = {item[key]: item for item in self._listed(kind)}
+        before = list(was)
         if kind == "tools":
             await conn.relist_tools(session)
         elif kind == "resources":
@@ -209,7 +211,9 @@ class Offering(Mechanism):
             self.prompts = await self._request_list(session, kind)
         after = [item[key] for item in self._listed(kind)]
         change = [f"+{printable(n, 80)}" for n in after if n not in before] + [f"-{printable(n, 80)}" for n in before if n not in after]
-        heard = f" (on {on})" if (on := conn.heard_via(session)) else ""  # s34: 2026-07-28 sends them on subscriptions/listen
+        change += [f"~{printable(item[key], 80)} ({', '.join(what)})" for item in self._listed(kind)  # the same name, redefined
+                   if item[key] in was and (what := definition.changes(definition.of(was[item[key]]), definition.of(item)))]
+        heard = f" (on {on})" if (on := conn.heard_via(session)) else ""  # 2026-07-28 sends them on subscriptions/listen
         conn.say("note", f"{conn.name}: notifications/{kind}/list_changed{heard}: {kind} listed again: {', '.join(change) or 'no change'}")
 
     def _listed(self, kind: str) -> list[dict[str, Any]]:

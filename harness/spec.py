@@ -93,11 +93,13 @@ class ServerSpec:
         object.__setattr__(self, "headers", FrozenMap(self.headers))
 
     def where(self) -> str:
-        """The command line or URL, as messages print it: as written before any variable was expanded, a URL
-        without its userinfo and query values."""
+        """The command line or URL, as messages print it: as written before any variable was expanded, every URL
+        in it (a connection string in the args too) without its userinfo and query values."""
         if self.shown:
             return self.shown
-        return shlex.join([self.command or "", *self.args]) if self.url is None else redact.url(self.url)
+        if self.url is None:
+            return shlex.join([redact.argument(word) for word in (self.command or "", *self.args)])
+        return redact.url(self.url)
 
 
 @dataclass(frozen=True)

@@ -62,6 +62,7 @@ from harness.hooks import Mechanism
 from harness.hub import Change, Hub
 from harness.loop import Policy, Turn
 from harness.parts import Built, Connector, Opener, Part
+from harness.redact import Redactor
 from harness.tools import Tool
 from harness.transcript import Transcript
 
@@ -106,7 +107,7 @@ class Auth(Part):
         if not remote:
             return
         self.store = self.token_store or built.exits.enter_context(auth.temporary_store())
-        said = built.transcript if built.transcript is not None else Transcript()  # no transcript: the exchange is not shown
+        said = built.transcript if built.transcript is not None else Transcript(redactor=built.redact)  # the exchange is not shown
         for name, url in remote:
             authorizer = auth.Authorizer(name, url, self.store, said, **({"browser": self.browser} if self.browser else {}))
             self.authorizers[name] = await built.exits.enter_async_context(authorizer)
@@ -306,9 +307,11 @@ class Stack:
     def __init__(self, servers: Sequence[config.ServerConfig], transcript: Transcript | None = None,
                  parts: Sequence[Part] | None = None, *, environ: Mapping[str, str] = os.environ, tap: WireTap | None = None,
                  on_change: Callable[[Change], None] | None = None, warn: Callable[[str], None] | None = None,
-                 progress: Callable[[str], None] | None = None) -> None:
+                 progress: Callable[[str], None] | None = None, redactor: Redactor | None = None) -> None:
         self.servers = list(servers)
         self.transcript = transcript
+        # Where every secret of this stack is registered (config values, tokens): the transcript's, or the caller's.
+        self.redact = transcript.redact if transcript is not None else redactor or Redactor()
         self.parts = list(upto() if parts is None else parts)
         self.environ, self.tap = environ, tap
         self._on_change, self._warn, self._progress = on_change, warn, progress
@@ -340,7 +343,7 @@ class Stack:
     async def _build(self) -> None:
         # Entered in this order, so closed in reverse: what the parts open (an authorization listener) outlives the
         # connections, which outlive the hub's servers; a part started last (the reload watcher) stops first.
-        self.built = built = Built(self.transcript, self.servers, self.environ, self._exits, self.connector)
+        self.built = built = Built(self.transcript, self.redact, self.servers, self.environ, self._exits, self.connector)
         for part in self.parts:
             await part.enter(built)
         built.conns = await self._exits.enter_async_context(Connections(self.transcript, warn=self._warn, progress=self._progress))
@@ -378,7 +381,7 @@ class Stack:
         def opener(*, auth: Any = None, handshake: Handshake | None = None) -> Awaitable[Any]:
             # The era's handshake wins: each of its steps already stops the connect clock at a sign-in (s26's does too).
             return config.connector(server, built.conns, self.environ, tap=self.tap, handshake=era_handshake or handshake,
-                                    auth=auth, mechanisms=plugged)()
+                                    auth=auth, mechanisms=plugged, redactor=self.redact)()
 
         for part in self.parts:
             if (wrapped := part.connector(server, opener, built)) is not None:

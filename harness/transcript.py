@@ -24,7 +24,9 @@ its output by timing. Inside ``holding()``, output made by a task tagged with
 ``grouped(key)`` (and by the tasks it starts) is held per key; ``release(key)`` prints and
 records it, so the transcript reads in call order, the same bytes every run.
 
-JSON is printed with sorted keys, and ``\\r`` never appears. The snapshot tests pin the
+JSON is printed with sorted keys, and ``\\r`` never appears: every line goes out through
+``echo.terminal``, so no control or bidi character of a server's reaches the terminal raw
+(the events keep the text as it came, but a bare carriage return). The snapshot tests pin the
 text exactly as a user sees it.
 
 Introduced by s19. Not handled here: colour, paging, very long outputs (s32).
@@ -41,7 +43,7 @@ from contextvars import ContextVar
 from typing import Any, TextIO
 
 from harness import echo
-from harness.redact import Redactor, alternation, clean, probe
+from harness.redact import Literals, Redactor, clean
 
 _GROUP: ContextVar[str | None] = ContextVar("transcript_group", default=None)
 _HOSTS = ("127.0.0.1", "localhost", "[::1]")
@@ -80,29 +82,26 @@ class Normalizer:
     """Replaces volatile strings with stable placeholders."""
 
     def __init__(self) -> None:
-        self._literals: dict[str, str] = {}
-        self._pattern: re.Pattern[str] | None = None
-        self._probe: re.Pattern[str] | None = None
+        self._literals = Literals()  # longest first where several start at one place: a path before any path inside it
 
     def add(self, literal: str, placeholder: str) -> None:
         """Print ``placeholder`` wherever ``literal`` (a path, a token, ...) would appear."""
         if literal:
-            self._literals[literal] = placeholder
-            self._pattern = alternation(self._literals)  # longest first: a path before any path inside it
-            self._probe = probe(self._literals)
+            self._literals.add(literal, placeholder)
 
     def seen_in(self, json_text: str) -> bool:
         """Could anything in this JSON text need a placeholder? (False: certainly not.)"""
-        return bool(self._probe is not None and self._probe.search(json_text)) or any(h in json_text for h in _HOSTS)
+        return self._literals.seen_in(json_text) or any(h in json_text for h in _HOSTS)
 
     def __call__(self, text: str) -> str:
-        if self._pattern is not None:
-            text = self._pattern.sub(lambda m: self._literals[m.group(0)], text)
+        text = self._literals(text)
         return _PORT.sub(r"\1:<port>", text) if any(h in text for h in _HOSTS) else text
 
 
 def _no_cr(text: str) -> str:
-    return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
+    # A bare carriage return would overwrite the line it is in (or, read as a line break,
+    # start a line of its own that looks like the harness's): it is shown as its escape.
+    return text.replace("\r\n", "\n").replace("\r", "\\r") if "\r" in text else text
 
 
 class Transcript:
@@ -207,7 +206,8 @@ class Transcript:
         if self.out is None or self.broken:
             return
         try:
-            self.out.write((render(event) if text is None else text) + "\n")
+            # Whatever an event holds (a tool's result, a server's log or name), the terminal gets it escaped.
+            self.out.write(echo.terminal(render(event) if text is None else text) + "\n")
             self.out.flush()
         except (BrokenPipeError, ValueError):  # ValueError: the stream was closed under us
             self.broken = True

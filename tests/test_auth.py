@@ -793,3 +793,53 @@ def test_an_issuer_mismatch_is_one_line_and_the_sdk_logs_no_traceback(tmp_path, 
         scene(test, tmp_path)
     traced = [r for r in caplog.records if r.name.startswith("mcp") and r.exc_info]
     assert not traced, f"expected no SDK log record with a traceback, got {[r.getMessage() for r in traced]}"
+
+
+# --- a token too big to be one ---------------------------------------------------------------
+
+
+def test_a_10_mb_access_token_is_refused_by_name_in_one_line_at_once(tmp_path):
+    import time
+
+    from harness.auth.provider import MAX_TOKEN_CHARS
+
+    huge = "at_" + "x" * 10_000_000
+    took: list[float] = []
+
+    async def test(s: Scene):
+        issue = s.server._issue
+        s.server._issue = lambda grant: {**issue(grant), "access_token": huge}
+        async with Connections(s.transcript, timeouts=TIMEOUTS) as conns, s.authorizer() as authz:
+            hub = Hub(s.transcript)
+            assert await connect_docs(s, conns, authz, hub) == "needs-auth"
+            start = time.monotonic()
+            with anyio.fail_after(STEP), pytest.raises(ToolError) as info:
+                await hub.clients["docs"].call_tool("authenticate", {})
+            took.append(time.monotonic() - start)
+            assert isinstance(hub.clients["docs"], NeedsAuth), "a refused token must leave the server needing a sign-in"
+            assert authz.provider.context.current_tokens is None, "the SDK must not keep the refused token"
+        message = str(info.value)
+        assert message == (f"server 'docs': authorization failed: access_token from the authorization server: {len(huge)} "
+                           f"characters, over the {MAX_TOKEN_CHARS} taken (MAX_TOKEN_CHARS in harness/auth/provider.py); refused"), message
+        assert "xxxxxxxx" not in s.out.getvalue(), "no piece of the token may be printed"
+        assert not any("xxxxxxxx" in p.read_text() for p in s.store.rglob("*.json")), "the refused token must not be stored"
+
+    scene(test, tmp_path)
+    assert took[0] < scaled(2), f"a refused 10 MB token should end the sign-in within {scaled(2)} s, took {took[0]:.1f} s"
+
+
+def test_registering_a_secret_costs_time_linear_in_its_size():
+    """A regex alternation of secrets took about 10 s per MB to compile, on every add."""
+    import time
+
+    from harness.redact import Redactor
+
+    redactor = Redactor()
+    big = "s" * 4_000_000
+    start = time.monotonic()
+    redactor.add(big, "<big>")
+    redactor.add("short-secret", "<short>")
+    shown = redactor(f"a {big} b short-secret c {big[:-1]}")
+    took = time.monotonic() - start
+    assert shown == f"a <big> b <short> c {big[:-1]}", shown[:100]
+    assert took < scaled(1), f"a 4 MB secret should be registered and redacted within {scaled(1)} s, took {took:.1f} s"

@@ -72,7 +72,7 @@ def test_a_url_elicitation_is_shown_then_the_call_is_made_again_and_not_done_mea
     said, transcript = run_desk(["done"], [("link_account", {})])
     assert said == ["account acme linked"]
     [asked] = [e for e in transcript.events if e["kind"] == "elicit"]
-    assert asked["detail"] == "open http://127.0.0.1:9/desk/link?account=acme"
+    assert asked["detail"] == "open http://127.0.0.1:9/desk/link?account=acme (host 127.0.0.1)", asked
     said, _ = run_desk(["no"], [("link_account", {})])
     assert said[0].startswith("error: server 'desk': tool 'link_account': needs a step in the browser first")
 

@@ -13,6 +13,7 @@ import json
 import sys
 
 import pytest
+from leaks import no_process_left  # noqa: F401  (the fixture)
 from secret_check import assert_no_secret
 
 from harness import app, redact
@@ -93,3 +94,35 @@ def test_a_value_written_as_is_under_a_secret_name_is_a_secret_too():
     assert spec.secrets == ((literal, "GITHUB_TOKEN"),)
     web = expand(ServerSpec("w", "http", url="http://127.0.0.1:9/mcp", headers={"Authorization": bearer, "X-Trace": "trace-on-all-calls"}))
     assert web.secrets == ((bearer, "Authorization"),)
+
+
+@pytest.mark.parametrize(("word", "shown"), [
+    ("postgresql://admin:PASSWORD@db.example/app", "postgresql://<redacted>@db.example/app"),
+    ("--db=mysql://u:p@ss@h:3306/x", "--db=mysql://<redacted>@h:3306/x"),  # an unescaped @ in the password
+    ("redis://:secret@127.0.0.1:6379/0", "redis://<redacted>@127.0.0.1:6379/0"),
+    ("--port=5432", "--port=5432"),
+])
+def test_a_connection_string_in_an_argument_shows_without_its_userinfo(word, shown):
+    assert redact.argument(word) == shown
+
+
+@pytest.mark.usefixtures("no_process_left")
+def test_servers_and_doctor_never_print_a_connection_strings_password(tmp_path, monkeypatch):
+    """A literal ``postgresql://admin:PASSWORD@host`` argument and one from ``${DATABASE_URL}`` (a name that does not
+    say secret): the failing command line is shown in ``servers``, in ``doctor``'s problem and its fix."""
+    literal, from_env = "pg-LITERAL-0123456789", "pg-FROMENV-0123456789"
+    monkeypatch.setenv("DATABASE_URL", f"postgresql://admin:{from_env}@db.example/app")
+    config = tmp_path / "mcp.json"
+    config.write_text(json.dumps({"mcpServers": {
+        "pg": {"command": sys.executable, "args": ["-c", "import sys; sys.exit(3)", f"postgresql://admin:{literal}@db.example/app"]},
+        "env": {"command": sys.executable, "args": ["-c", "import sys; sys.exit(3)", "--db=${DATABASE_URL}"]},
+    }}))
+    base = ["--home", str(tmp_path), "--managed", str(tmp_path / "none"), "--config", str(config)]
+    printed = {}
+    for command in (["servers", "--json"], ["doctor"]):
+        out, err = io.StringIO(), io.StringIO()
+        app.main([*base, *command], out, err)
+        printed[command[0]] = out.getvalue() + err.getvalue()
+    assert "postgresql://<redacted>@db.example/app" in printed["servers"], printed["servers"]
+    assert "--db=postgresql://<redacted>@db.example/app" in printed["doctor"], printed["doctor"]
+    assert_no_secret([literal, from_env], servers=printed["servers"], doctor=printed["doctor"])

@@ -56,6 +56,11 @@ from harness.spec import Timeouts
 from harness.transcript import Transcript
 
 REFRESH_MARGIN = 300.0  # seconds before expiry to refresh (Claude Code refreshes at <= 300 s left)
+# The longest access or refresh token taken. A token travels in a request header, and
+# common servers refuse a header line past 8 to 16 KiB (nginx, Node, h11): four times
+# that is no real token, and a bigger one would only be redacted from every line and
+# written to the store for nothing.
+MAX_TOKEN_CHARS = 64 * 1024
 DEFAULT_TIMEOUTS = Timeouts(settings={"auth": "Authorizer(timeouts=Timeouts(auth=SECONDS))"})
 
 
@@ -234,17 +239,30 @@ class _Storage:
     async def get_tokens(self) -> OAuthToken | None:
         tokens = await self.owner.store.get_tokens()
         if tokens:
+            self._bounded(tokens, f"the token store {self.owner.store.path}")
             self.owner.redact(tokens.access_token, "access_token", numbered=True)
             self.owner.redact(tokens.refresh_token, "refresh_token", numbered=True)
         return tokens
 
     async def set_tokens(self, tokens: OAuthToken) -> None:
+        self._bounded(tokens, "the authorization server")
         self.owner.redact(tokens.access_token, "access_token", numbered=True)
         self.owner.redact(tokens.refresh_token, "refresh_token", numbered=True)
         await self.owner.store.set_tokens(tokens, _discovered(self.owner.provider.context) if self.owner.provider else None)
         mode = self.owner.store.path.stat().st_mode & 0o777
         self.owner.say(f"token store: saved access token {tokens.access_token} (expires in {tokens.expires_in} s, scope {tokens.scope}), "
                        f"refresh token {tokens.refresh_token}; file mode {mode:04o}")
+
+    def _bounded(self, tokens: OAuthToken, source: str) -> None:
+        """Refuse a token past ``MAX_TOKEN_CHARS`` by name, before it is redacted, kept or sent."""
+        for field in ("access_token", "refresh_token"):
+            size = len(getattr(tokens, field) or "")
+            if size > MAX_TOKEN_CHARS:
+                if self.owner.provider is not None:
+                    self.owner.provider.context.clear_tokens()  # the SDK holds it already: never send it
+                self.owner.failure = (f"{field} from {source}: {size} characters, over the {MAX_TOKEN_CHARS} taken "
+                                      f"(MAX_TOKEN_CHARS in harness/auth/provider.py); refused")
+                raise ToolError(f"server '{self.owner.name}': {self.owner.failure}")
 
     async def get_client_info(self) -> OAuthClientInformationFull | None:
         return await self.owner.store.get_client_info()

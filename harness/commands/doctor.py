@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from harness import config, echo
+from harness.config.documents import DuplicateKey
 from harness.config.variables import VARIABLE
 from harness.errors import ConfigError
 from harness.spec import ServerSpec, State
@@ -73,7 +74,25 @@ def files_problems(paths: config.Paths, named: Sequence[Path], **how: Any) -> tu
     """Each file read on its own (so every unreadable one is named), then the servers of those that read
     (``how``: ``config.load``'s keywords, as the CLI's ``--format`` and ``--input`` give them)."""
     files = list(named) or scope_files(paths)
-    problems, good = [], []
+    twice: dict[str, DuplicateKey] = {}  # a key given twice, once however often its file is read
+    passed_on = how.get("warn")
+
+    def warn(text: str) -> None:
+        if isinstance(text, DuplicateKey):
+            twice.setdefault(text, text)
+        elif passed_on is not None:
+            passed_on(text)
+
+    shown, problems, servers = _read(paths, named, files, {**how, "warn": warn})
+    problems += [Problem(d.file, None, None, d[len(f"{d.file}: "):], f"keep one of the two {echo.name(d.key)} in {d.file}")
+                 for d in twice.values()]
+    return shown, problems, servers
+
+
+def _read(paths: config.Paths, named: Sequence[Path], files: list[Path],
+          how: dict[str, Any]) -> tuple[list[str], list[Problem], list[config.ServerConfig]]:
+    problems: list[Problem] = []
+    good: list[Path] = []
     for f in files:
         try:
             config.load(paths, [f], **how)
@@ -200,7 +219,11 @@ def _unset(server: config.ServerConfig, environ: Mapping[str, str]) -> list[Prob
 
 def _no_command(server: config.ServerConfig, environ: Mapping[str, str]) -> list[Problem]:
     """A stdio server whose program is not there: the one check of a command that starts nothing."""
-    spec = config.expand(server.spec, environ)  # type: ignore[arg-type]  (_unset found every variable set)
+    try:  # with the VS Code inputs read from the file (--input, the terminal, a default)
+        spec = config.expand(server.spec, environ, server.inputs)  # type: ignore[arg-type]  (_unset found every variable set)
+    except ConfigError as exc:  # an input with no value: a problem of that server, not the end of doctor
+        return [Problem(server.source, server.name, None, _without_name(str(exc), server.name),
+                        "give it with --input ID=VALUE, or run doctor on a terminal to be asked")]
     if spec.command is None:
         return []
     command = spec.command

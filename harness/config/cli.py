@@ -3,8 +3,8 @@
 ``add_arguments(parser)`` adds both options to the CLI's parser (or through its ``add``); ``options(args, err)`` is
 what ``config.load`` then takes: the format, the input values, who answers the other VS
 Code inputs (the terminal, when stdin is one: a password is read without echo; each
-answer is kept with the ``--input`` values, so chat's reload of the file does not ask
-again), and where warnings go (``warning: ...`` lines on ``err``). The CLI (``harness.app``) owns the
+answer is kept with the ``--input`` values, so neither a second server using the same
+input nor chat's reload of the file asks again), and where warnings go (``warning: ...`` lines on ``err``). The CLI (``harness.app``) owns the
 parser; this module owns what the options mean.
 
 Introduced by issue 21. Not handled here: reading the files (``harness.config.scopes``); an
@@ -47,11 +47,14 @@ def options(args: argparse.Namespace, err: TextIO) -> dict[str, Any]:
     if given is None:
         given = []
 
+    answered: dict[str, str | None] = {}  # each input asked once, however many servers (or reads of the file) use it
+
     def ask(ident: str, question: str, secret: bool) -> str | None:
-        answer = terminal(question, secret)
-        if answer is not None:
-            given.append((ident, answer))  # kept with --input's: a reload of the file (chat) reads it again, unasked
-        return answer
+        if ident not in answered:
+            answered[ident] = terminal(question, secret)
+            if answered[ident] is not None:
+                given.append((ident, answered[ident]))  # kept with --input's: a reload of the file (chat) reads it again, unasked
+        return answered[ident]
 
     return {"fmt": getattr(args, "format", None), "inputs": dict(given), "ask": ask if sys.stdin.isatty() else None, "warn": warn}
 

@@ -30,7 +30,6 @@ and in what order (``harness.config.scopes``), ``${VAR}`` (kept as written,
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -38,8 +37,7 @@ from types import MappingProxyType
 from typing import Any
 
 from harness import transports
-from harness import nesting
-from harness.config.documents import decode
+from harness.config.documents import decode, loads_json
 from harness.config.files import read_config
 from harness.config.variables import VARIABLE
 from harness.errors import ConfigError
@@ -180,8 +178,9 @@ def file_format(path: Path) -> str:
     return "auto"
 
 
-def read_json(path: Path, shown: str) -> dict[str, Any]:
-    """A config file's top-level object, or a ``ConfigError`` naming the file (missing files are ``{}``)."""
+def read_json(path: Path, shown: str, warn: Warn | None = None) -> dict[str, Any]:
+    """A config file's top-level object, or a ``ConfigError`` naming the file (missing files are ``{}``); a key given
+    twice is a warning to ``warn`` (None: stderr)."""
     data = read_config(path, shown)
     if data is None:
         return {}
@@ -191,12 +190,7 @@ def read_json(path: Path, shown: str) -> dict[str, Any]:
         raise ConfigError(f"{shown}: cannot read: {exc}") from None
     if not text.strip():
         return {}
-    try:
-        data = nesting.loads(text)
-    except nesting.TooDeep as exc:
-        raise ConfigError(f"{shown}: {exc}") from None
-    except json.JSONDecodeError as exc:
-        raise ConfigError(f"{shown}: not valid JSON (line {exc.lineno}, column {exc.colno}): {exc.msg}") from None
+    data = loads_json(text, shown, warn or _stderr)
     if not isinstance(data, dict):
         raise ConfigError(f"{shown}: expected a JSON object at the top")
     return data
@@ -208,7 +202,7 @@ def read_file(path: Path, source: Source, fmt: str | None = None, explicit: bool
     in a client's usual place may hold only its other settings)."""
     chosen = reader(fmt) if fmt else by_name(path)
     if chosen is not None and chosen.name in ("cline", "claude-desktop", "claude-code"):
-        document: Any = read_json(path, source.shown)  # s27's three, read exactly as before
+        document: Any = read_json(path, source.shown, source.warn)  # s27's three, read exactly as before
     else:
         data = read_config(path, source.shown)
         try:
@@ -219,12 +213,12 @@ def read_file(path: Path, source: Source, fmt: str | None = None, explicit: bool
             return []
         kind = chosen.decode if chosen else _kind(path)
         try:
-            document = decode(text, kind, source.shown)
+            document = decode(text, kind, source.shown, source.warn or _stderr)
         except ConfigError as strict:
             if kind != "json":
                 raise
             try:  # most editors allow comments in their JSON files: JSONC, if that is all it is
-                document = decode(text, "jsonc", source.shown)
+                document = decode(text, "jsonc", source.shown, source.warn or _stderr)
             except ConfigError:
                 raise strict from None
         chosen = chosen or detect(path, document)

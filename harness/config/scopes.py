@@ -133,10 +133,10 @@ def copied(source: Path, root: Path) -> tuple[Path, Paths]:
 def _scoped(paths: Paths, source: Any, warn: Warn | None) -> list[ServerConfig]:
     managed = paths.managed / "managed-mcp.json"
     if managed.is_file():  # enterprise control is exclusive
-        return _merge(parse_servers(read_json(managed, str(managed)).get("mcpServers"), "enterprise", str(managed), "claude-code"))
+        return _merge(parse_servers(read_json(managed, str(managed), warn).get("mcpServers"), "enterprise", str(managed), "claude-code"))
     others = _merge(_others(paths, source, warn), lambda kept, later: _said(
         warn, f"server '{kept.name}': in both {kept.source} and {later.source}; the one in {later.source} is used"))
-    claude = _claude_code(paths)
+    claude = _claude_code(paths, warn)
     theirs = {s.name: s for s in claude}
     for server in others:
         if server.name in theirs:
@@ -145,15 +145,15 @@ def _scoped(paths: Paths, source: Any, warn: Warn | None) -> list[ServerConfig]:
     return _merge([*others, *claude])
 
 
-def _claude_code(paths: Paths) -> list[ServerConfig]:
+def _claude_code(paths: Paths, warn: Warn | None = None) -> list[ServerConfig]:
     user_file = paths.home / ".claude.json"
-    user = read_json(user_file, "~/.claude.json")
+    user = read_json(user_file, "~/.claude.json", warn)
     found = parse_servers(user.get("mcpServers"), "user", "~/.claude.json", "claude-code")
     cwd = paths.cwd.resolve()
     for folder in reversed([cwd, *cwd.parents]):  # root first, so the closer file wins the merge
         project = folder / ".mcp.json"
         if project.is_file():
-            found += parse_servers(read_json(project, str(project)).get("mcpServers"), "project", str(project), "claude-code")
+            found += parse_servers(read_json(project, str(project), warn).get("mcpServers"), "project", str(project), "claude-code")
     local = (user.get("projects") or {}).get(str(cwd)) or {}
     local = local if isinstance(local, dict) else {}
     found += parse_servers(local.get("mcpServers"), "local", "~/.claude.json", "claude-code")

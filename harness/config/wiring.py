@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from harness.connection import Connections, MCPConnection
     from harness.hooks import Mechanism
     from harness.opening import Handshake
+    from harness.redact import Redactor
     from harness.wire import WireTap
 
 
@@ -56,14 +57,18 @@ async def _never() -> Any:
 
 def connector(server: ServerConfig, conns: Connections, environ: Mapping[str, str] = os.environ, *,
               tap: WireTap | None = None, handshake: Handshake | None = None, auth: httpx2.Auth | None = None,
-              mechanisms: Callable[[], Sequence[Mechanism]] = tuple) -> Callable[[], Awaitable[MCPConnection]]:
-    """A hub connector that expands the spec's variables each time, then opens it with ``conns``."""
+              mechanisms: Callable[[], Sequence[Mechanism]] = tuple,
+              redactor: Redactor | None = None) -> Callable[[], Awaitable[MCPConnection]]:
+    """A hub connector that expands the spec's variables each time, then opens it with ``conns``.
+
+    The secret values are registered with ``redactor``, or else with the transcript's."""
+    redact = redactor if redactor is not None else conns.transcript.redact if conns.transcript is not None else None
 
     def expanded() -> ServerSpec:
         spec = expand(server.spec, environ, server.inputs)  # type: ignore[arg-type]  (pending servers have a spec)
-        if conns.transcript is not None:  # the values are secrets from here on, in every output the transcript makes
+        if redact is not None:  # the values are secrets from here on, in every output that redacts
             for value, name in spec.secrets:
-                conns.transcript.redact.add(value, f"${{{name}}}")
+                redact.add(value, f"${{{name}}}")
         return spec
 
     async def connect() -> MCPConnection:

@@ -27,9 +27,11 @@ Modules follow lesson order; an earlier module never imports a later one.
     sdk_half      s23  a program imports the SDK's client half or server half, not both
     transports/   s23  the registry (kinds and config aliases): stdio (s23), sse (s24), http (s25)
     guard         s23  between tap and session: unsendable frames refused, malformed tools dropped
-    hooks         s23  Mechanism: the named hooks a later lesson plugs into a connection
-    sessions      s23  the owner task: opens, re-opens and closes one server's sessions
-    connection    s23  MCPConnection, Connections: handshake, bounded listing, calls, close
+    hooks         s23  Mechanism: the typed hooks a later lesson's mechanism overrides; the chains that run them
+    sessions      s23  SessionOwner: a connection's state and owner task; opens, re-opens and closes its sessions
+    opening       s23  Opener: one session's transport, tap, guard, ClientSession and handshake
+    calls         s23  CallPath: tools/call and tools/list on the current session, bounded
+    connection    s23  MCPConnection (the owner, the opener, the call path, the mechanisms), Connections
     expiry        s25  a forgotten session re-initialized, the call retried once
     auth/         s26  OAuth: store, redirect, provider, clock, needs-auth
     config/       s27  mcpServers files: variables, formats, policy, scopes, wiring
@@ -44,7 +46,9 @@ Modules follow lesson order; an earlier module never imports a later one.
     era           s34  the handshake era and 2026-07-28, negotiated per server (or pinned by "protocol")
     modern        s34  a 2026-07-28 session's side: subscriptions/listen, log messages asked for, resultType
     cache         s34  the SDK's response cache: a 2026-07-28 answer reused for its ttlMs, evicted by its changes
-    stack         root the one composition root: config -> hub -> connectors -> pool -> policy
+    sdk_compat    s34  every private SDK member the harness uses, each with the version it was read from
+    parts         root what a part of the stack is: the typed hooks the composition root calls
+    stack         root the one composition root: config -> hub -> connectors -> pool -> policy, from parts
     survey        s35  a scripted model for any config: one read-only call per server, a summary
     sdklog        CLI  the SDK's log records as escaped "warning: mcp sdk:" lines (the CLI and the lesson runner)
     terminal      CLI  the CLI's stdout and stderr: every write redacted, then escaped

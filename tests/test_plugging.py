@@ -84,3 +84,23 @@ def test_a_mechanism_from_outside_the_harness_plugs_into_the_user_cli(tmp_path):
     assert code == 0, err.getvalue()
     assert json.loads(out.getvalue())["content"][0]["text"].startswith("hooks: "), out.getvalue()
     assert part.counts == ["docs/search"]
+
+
+def test_the_example_in_the_harness_readme_is_a_working_part(tmp_path):
+    # harness/README.md shows a newcomer where a mechanism goes; its code is run here, so it cannot go stale.
+    readme = (ROOT / "harness" / "README.md").read_text(encoding="utf-8")
+    code = readme.split("## Where a new mechanism goes", 1)[1].split("```python\n", 1)[1].split("```", 1)[0]
+    assert len(code.splitlines()) < 30, "the example stays short"
+    body = "\n".join(line for line in code.splitlines() if not line.startswith("async with"))
+    names: dict = {}
+    exec(compile(body, "harness/README.md", "exec"), names)  # noqa: S102  (our own README)
+    part = names["Count"]()
+    servers = config.load(config.Paths(home=tmp_path, cwd=tmp_path, managed=tmp_path / "none"), [docs_config(tmp_path)])
+
+    async def main():
+        async with stack.Stack(servers, Transcript(), stack.upto(given=[part], without=(stack.Permissions,))) as built:
+            await built.connect_all()
+            await built.hub.clients["docs"].call_tool("get_version", {})
+
+    anyio.run(main)
+    assert part.seen == ["docs/get_version"]

@@ -264,14 +264,15 @@ class SessionOwner:
         """Transport, tapped streams, ClientSession; closed in reverse when the block ends."""
         spec = self.spec
         self._phase = "connect"
+        warn = lambda text: self.say("warning", f"{self.name}: {text}")  # noqa: E731
         self.context = context = Context(self.timeouts, self.limits, auth=self._auth, errlog=self._errlog, label=self._label,
-                                         trace=self._tap.trace(spec.name) if self._tap is not None else None)
+                                         trace=self._tap.trace(spec.name) if self._tap is not None else None, warn=warn)
         if self._tap is not None:
             self._tap.new_session(spec.name)
         async with self._transport(spec, context) as (read, write):
             if self._tap is not None:
                 read, write = self._tap.tap(spec.name, read, write)
-            read, write = guard(read, write, errors=context.errors, warn=lambda text: self.say("warning", f"{self.name}: {text}"),
+            read, write = guard(read, write, errors=context.errors, warn=warn,
                                 closed_code=context.closed_code_answers, answered=self._answered)
             options: dict[str, Any] = {"client_info": CLIENT_INFO, "message_handler": self._on_message}
             for mechanism in self._mechanisms:

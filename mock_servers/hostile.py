@@ -46,6 +46,7 @@ Switches (each names the part of issue 8 it plays):
     --huge-resource BYTES     declares resources; resources/read answers one blob of BYTES (issue 18: 10)
     --burst N                 stdio: right after answering initialize, N log notifications in one
                               go, and tools/list never answered                             (issue 18: 9)
+    --bad-utf8                echo's answer holds a byte that is not UTF-8 (0xFF) in its text  (issue 36: 18)
     --flood BYTES             stdio: right after the first tools/call answer, about BYTES of lines in
                               one go (--flood-kind: log notifications, or empty lines)     (issue 36: 1)
     --flood-kind KIND         log (default) or blank                                       (issue 36: 1)
@@ -120,6 +121,7 @@ class Options:
     huge_resource: int = 0
     burst: int = 0
     flood: int = 0
+    bad_utf8: bool = False
     flood_kind: str = "log"
 
 
@@ -278,7 +280,10 @@ def run_stdio(server: Server) -> None:
         elif isinstance(answer, Deep):
             out.write(answer.frame() + b"\n")
         elif answer is not None:
-            out.write(_frame(answer) + b"\n")
+            frame = _frame(answer)
+            if server.options.bad_utf8 and isinstance(message, dict) and message.get("method") == "tools/call":
+                frame = frame.replace(b"echo: ", b"echo: \xff", 1)
+            out.write(frame + b"\n")
         out.flush()
 
 
@@ -563,11 +568,12 @@ def parse(argv: list[str]) -> Options:
     parser.add_argument("--resources-without-templates", action="store_true")
     parser.add_argument("--huge-resource", type=int, default=0, metavar="BYTES")
     parser.add_argument("--burst", type=int, default=0, metavar="N")
+    parser.add_argument("--bad-utf8", action="store_true")
     parser.add_argument("--flood", type=int, default=0, metavar="BYTES")
     parser.add_argument("--flood-kind", choices=("log", "blank"), default="log")
     ns = parser.parse_args(argv)
     only = {"forget_sessions_after": ("http",), "http_error": ("http", "sse"), "drop_stream_on_call": ("sse",), "no_endpoint": ("sse",),
-            "setsid_child": ("stdio",), "burst": ("stdio",), "flood": ("stdio",), "gzip_bomb": ("http",)}
+            "setsid_child": ("stdio",), "burst": ("stdio",), "flood": ("stdio",), "bad_utf8": ("stdio",), "gzip_bomb": ("http",)}
     for name, transports in only.items():
         if getattr(ns, name) not in (None, False) and ns.transport not in transports:
             parser.error(f"--{name.replace('_', '-')} needs --transport {' or '.join(transports)}")

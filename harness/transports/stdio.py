@@ -201,7 +201,8 @@ class _FromServer(ReadWrapper):
 
     Read in the task that receives (the SDK's reader), with no pump task between: a frame
     reaches the session in the same step that reads it. A bad line is passed along as a
-    value (the session skips it; the tap records it). The end of stdout, or a line over the
+    value (the session skips it; the tap records it); bytes that are not UTF-8 are read as
+    U+FFFD, and said once in a warning (``Context.warn``). The end of stdout, or a line over the
     frame limit (``Context.fault`` says so), ends it.
 
     The first read waits for the session's first message (``initialize``) to be written. A
@@ -216,6 +217,7 @@ class _FromServer(ReadWrapper):
         self._lines = Lines(context.limits.frame)  # linear, each line capped
         self._context = context
         self._spoke = spoke
+        self._mangled = False  # whether a line that is not UTF-8 has been said
         self._yielded = 0.0  # when this reader last let the event loop run others (time.monotonic)
 
     async def receive(self) -> SessionMessage | Exception:
@@ -231,7 +233,10 @@ class _FromServer(ReadWrapper):
                     # A read returns at once while the pipe holds data: no yield there either.
                     cutter.feed(await stdout.receive())
                 elif line.strip():
-                    return _parse(line.decode("utf-8", errors="replace"))
+                    try:
+                        return _parse(line.decode())
+                    except UnicodeDecodeError:
+                        return _parse(self._replaced(line))
                 elif (skipped := skipped + 1) % SKIPPED == 0:  # a flood of empty lines returns nothing to the SDK
                     await self._share()
         except FrameTooLarge as exc:  # the rest of that line cannot be read as a frame: end here
@@ -239,6 +244,14 @@ class _FromServer(ReadWrapper):
             raise anyio.EndOfStream from None
         except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
             raise anyio.EndOfStream from None
+
+    def _replaced(self, line: bytes) -> str:
+        """The line with each invalid UTF-8 sequence as U+FFFD; the first time, a warning naming the server says so."""
+        if not self._mangled:
+            self._mangled = True
+            self._context.warn("sent bytes on stdout that are not UTF-8; each invalid sequence is read as U+FFFD "
+                               "(said once per server process)")
+        return line.decode(errors="replace")
 
     async def _share(self) -> None:
         """Let the event loop run others once ``SLICE`` has passed since this reader last did (a flood: every few ms)."""

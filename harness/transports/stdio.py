@@ -8,8 +8,8 @@ The shutdown is the spec's order, bounded at every step and shielded from cancel
 so a Ctrl-C cannot leak a child: close stdin, wait ``exit_grace``; SIGTERM the process
 group, wait ``kill_grace``; SIGKILL. The child runs in its own process group (a
 terminal's Ctrl-C reaches only us, and we stop the whole group) and inherits only the
-SDK's safe environment (HOME, PATH, ...) plus ``spec.env``, like Cline; Claude Code
-passes its whole environment. The group is signalled even when its leader, the server,
+SDK's safe environment (HOME, PATH, ...) plus ``spec.env``, like Cline, unless the spec
+says ``inherit_env`` (a Claude Code file: Claude Code passes its whole environment). The group is signalled even when its leader, the server,
 exited on end of input: a helper it started in its group would outlive it otherwise.
 
 A server may also start a helper in a session of its own (``setsid``), out of reach of
@@ -165,7 +165,7 @@ def _parse(line: str) -> SessionMessage | Exception:
 async def open_stdio(spec: ServerSpec, context: Context) -> AsyncIterator[Streams]:
     """Spawn the server; yield (read, write) streams of JSON-RPC messages; always stop it."""
     marker = f"{os.getpid()}-{secrets.token_hex(8)}"  # inherited by everything the server starts
-    env = {**get_default_environment(), **spec.env, MARKER: marker}
+    env = {**(os.environ if spec.inherit_env else get_default_environment()), **spec.env, MARKER: marker}
     executable = _resolve(spec, env)
     timeouts = context.timeouts
     try:

@@ -8,6 +8,7 @@ Modules follow lesson order; an earlier module never imports a later one.
     redact        s19  secrets out of every output, always (session ids, tokens, URLs, variables)
     echo          s19  the one escaper: server-given text printable, on one line, cut
     nesting       s19  JSON from outside read with a nesting limit (config files, arguments)
+    files         s19  every file the harness reads or saves: a regular file, a bounded size, never a wait
     tools         s19  Tool values; built-in file tools confined to a workspace
     transcript    s19  events as data and as text; normalization only with --deterministic
     model         s19  scripted model (scenario.yaml) and live model (anthropic)
@@ -34,7 +35,7 @@ Modules follow lesson order; an earlier module never imports a later one.
     connection    s23  MCPConnection (the owner, the opener, the call path, the mechanisms), Connections
     expiry        s25  a forgotten session re-initialized, the call retried once
     auth/         s26  OAuth: store, redirect, provider, clock, needs-auth
-    config/       s27  mcpServers files: variables, formats, policy, scopes, wiring
+    config/       s27  mcpServers files: variables, formats, policy, scopes, wiring, envFiles (dotenv)
     lifecycle     s28  the supervisor: Backoff, reconnect on next use, state lines
     reload        s29  the settings file watched: diff, fingerprint, the harness's own writes
     definition    s30  a tool's definition: what an "always" is for, what a relisting changed

@@ -26,7 +26,6 @@ Not handled: stdio and legacy SSE (the suite's client scenarios are all Streamab
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 import tempfile
@@ -38,6 +37,7 @@ from typing import Any
 import anyio
 import mcp_types as types
 
+from harness import nesting
 from harness.errors import HarnessError, ToolError
 from harness.transcript import Transcript
 from harness.connection import connect
@@ -174,7 +174,7 @@ def main(argv: list[str] | None = None) -> int:
         print("usage: python -m harness.conformance URL", file=sys.stderr)
         return 2
     try:
-        context = json.loads(os.environ.get("MCP_CONFORMANCE_CONTEXT") or "{}")
+        context = nesting.loads(os.environ.get("MCP_CONFORMANCE_CONTEXT") or "{}")  # from outside: nesting bounded
         return anyio.run(run, argv[-1], os.environ.get("MCP_CONFORMANCE_SCENARIO", ""), sys.stdout, context)
     except (HarnessError, Exception) as exc:  # one line, never a traceback: the suite grades the wire
         while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:

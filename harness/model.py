@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from harness.errors import ModelError, ScenarioError, ToolNotInPool, UsageError
+from harness.files import read_regular
 from harness.tools import Tool
 
 DEFAULT_LIVE_MODEL = "claude-sonnet-4-5"
@@ -101,10 +102,9 @@ class Scenario:
     def load(cls, path: Path, display: str | None = None) -> Scenario:
         source = display or path.name
         try:
-            with path.open("rb") as file:
-                raw = file.read(MAX_SCENARIO_BYTES + 1)
+            raw = read_regular(path, MAX_SCENARIO_BYTES)  # a FIFO or a device is refused, never waited on
         except OSError as exc:
-            raise ScenarioError(f"{source}: cannot read: {exc.strerror}") from None
+            raise ScenarioError(f"{source}: cannot read: {exc.strerror or exc}") from None
         if len(raw) > MAX_SCENARIO_BYTES:
             raise ScenarioError(f"{source}: too large (over {MAX_SCENARIO_BYTES} bytes; a scenario is a short script)")
         try:

@@ -83,15 +83,18 @@ class Opener:
         """Transport, tapped and guarded streams, ClientSession, handshake, listing; closed in reverse when the block ends."""
         spec = owner.spec
         owner.begin("connect")
+
+        def warn(text: str) -> None:
+            owner.say("warning", f"{owner.name}: {text}")
+
         owner.context = context = Context(owner.timeouts, owner.limits, auth=self._auth, errlog=owner.errlog, label=owner.label,
-                                          trace=self._tap.trace(spec.name) if self._tap is not None else None)
+                                          trace=self._tap.trace(spec.name) if self._tap is not None else None, warn=warn)
         if self._tap is not None:
             self._tap.new_session(spec.name)
         async with self._transport(spec, context) as (read, write):
             if self._tap is not None:
                 read, write = self._tap.tap(spec.name, read, write)
-            read, write = guard(read, write, errors=context.errors, warn=lambda text: owner.say("warning", f"{owner.name}: {text}"),
-                                closed_code=context.closed_code_answers)
+            read, write = guard(read, write, errors=context.errors, warn=warn, closed_code=context.closed_code_answers)
             async with ClientSession(read, write, **self._options) as session:
                 await self._open(owner, session)
                 yield session

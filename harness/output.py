@@ -24,6 +24,10 @@ Over the cap, the whole text goes to a file and the model gets the head that fit
 where the rest is and how to read it (``read_file``). Images have their own bounds instead
 of a share of the text's: each at most IMAGE_BYTES, at most IMAGES per result (Claude Code
 counts one as 1,600 tokens of its cap, so a small cap would turn every chart into a file).
+A result is looked at up to its first ``BLOCKS`` blocks, and saves at most ``FILES`` files
+for its binary blocks (the text spill is one more); past either, a note says how many were
+left out and names the bound. Each block is looked at once: a result's time is linear in
+its size.
 
 **Files** go into ``folder`` (inside the workspace, so the file tools can read them),
 named ``NNN-server-tool.ext``: a counter, the server and tool reduced to ``[A-Za-z0-9_-]``,
@@ -48,6 +52,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.errors import ConfigError
+from harness.files import write_regular
 from harness.results import Block, ToolResult, text_block
 from harness.tools import Tool
 from harness.transcript import Transcript
@@ -56,6 +61,8 @@ CAP = 25_000  # tokens a result may take (Claude Code's MAX_MCP_OUTPUT_TOKENS de
 MIN_CAP = 100  # the least a server's maxOutputTokens may set: a head that says anything, and the hint
 IMAGE_BYTES = 5 * 1024 * 1024  # the Messages API's limit for one image
 IMAGES = 5  # images per result sent as images; more are saved to files
+BLOCKS = 1000  # content blocks of one result looked at; the rest are left out, with a note
+FILES = 20  # files one result's binary blocks may be saved to (images past IMAGES, audio, blobs); the rest are left out, with a note
 _MAGIC = {"image/png": (b"\x89PNG\r\n\x1a\n",), "image/jpeg": (b"\xff\xd8\xff",), "image/gif": (b"GIF87a", b"GIF89a"),
           "image/webp": (b"RIFF",)}
 _EXTENSIONS = {"image/png": "png", "image/jpeg": "jpg", "image/gif": "gif", "image/webp": "webp", "audio/wav": "wav",
@@ -100,14 +107,21 @@ class Output:
         """The result governed: every block in a form the model may get, within the cap."""
         server, name = (tool.source, tool.original or tool.name) if tool.source != "builtin" else ("builtin", tool.name)
         blocks: list[Block] = []
-        for block in result.content:
-            blocks += self._block(block, server, name)
+        files = _Files(FILES)
+        for block in result.content[:BLOCKS]:
+            blocks += self._block(block, server, name, files)
         if not any(b.get("type") == "text" for b in blocks) and result.structured is not None:
             blocks.insert(0, text_block(json.dumps(result.structured, sort_keys=True, ensure_ascii=False)))
         if result.is_error and not any(b.get("type") == "text" and b.get("text") for b in blocks):
             said = "reported an error and said nothing more"  # text() puts the origin (server and tool) first
             blocks.insert(0, text_block(said if result.origin else f"{name}: {said}"))
-        blocks = self._capped(blocks, self.caps.get(server, self.cap), server, name)
+        blocks = self._capped(blocks, self.caps.get(server, self.cap), server, name, files)
+        if (more := len(result.content) - BLOCKS) > 0:
+            blocks.append(text_block(f"[{more} more content blocks left out: one result keeps at most {BLOCKS} "
+                                     "(block limit: BLOCKS in harness/output.py)]"))
+        if files.refused:
+            blocks.append(text_block(f"[{files.refused} more binary blocks left out, not saved: one result saves at most {FILES} "
+                                     "files (file limit: FILES in harness/output.py)]"))
         return ToolResult(tuple(blocks), result.structured, result.is_error, result.origin)
 
     def render(self, result: ToolResult) -> str | list[dict[str, Any]]:
@@ -140,7 +154,7 @@ class Output:
 
     # -- one block at a time --
 
-    def _block(self, block: Block, server: str, tool: str) -> list[Block]:
+    def _block(self, block: Block, server: str, tool: str, files: _Files) -> list[Block]:
         kind = block.get("type")
         audience = (block.get("annotations") or {}).get("audience")
         if isinstance(audience, list) and "assistant" not in audience:  # for the user only: shown, not sent
@@ -151,9 +165,9 @@ class Output:
         if kind == "text":
             return [text_block(str(block.get("text", "")))]
         if kind == "image":
-            return self._image(block, server, tool)
+            return self._image(block, server, tool, files)
         if kind == "audio":
-            return [self._saved(block.get("data", ""), block.get("mimeType", ""), server, tool, "audio")]
+            return self._saved(block.get("data", ""), block.get("mimeType", ""), server, tool, "audio", files)
         if kind == "resource_link":
             details = ", ".join(str(block[k]) for k in ("name", "mimeType") if block.get(k))
             about = f": {block['description']}" if block.get("description") else ""
@@ -162,40 +176,55 @@ class Output:
             resource = block.get("resource") or {}
             if "text" in resource:
                 return [text_block(f"resource {resource.get('uri', '?')}:\n{resource['text']}")]
-            return [self._saved(resource.get("blob", ""), resource.get("mimeType", ""), server, tool, "embedded resource")]
+            return self._saved(resource.get("blob", ""), resource.get("mimeType", ""), server, tool, "embedded resource", files)
         return [text_block(f"[a {str(kind)[:40]} block the harness does not know: left out]")]
 
-    def _image(self, block: Block, server: str, tool: str) -> list[Block]:
+    def _image(self, block: Block, server: str, tool: str, files: _Files) -> list[Block]:
         kind, data = str(block.get("mimeType", "")), str(block.get("data", ""))
         raw = _decoded(data)
         if raw is not None and kind in _MAGIC and raw.startswith(_MAGIC[kind]) and len(raw) <= IMAGE_BYTES:
             if kind != "image/webp" or raw[8:12] == b"WEBP":
                 return [{"type": "image", "mimeType": kind, "data": data}]
         why = "too large" if raw is not None and len(raw) > IMAGE_BYTES else "not what its media type says"
-        return [self._saved(data, "application/octet-stream", server, tool, f"image ({kind or 'no type'}, {why})")]
+        return self._saved(data, "application/octet-stream", server, tool, f"image ({kind or 'no type'}, {why})", files)
 
-    def _saved(self, data: str, kind: str, server: str, tool: str, what: str) -> Block:
+    def _saved(self, data: str, kind: str, server: str, tool: str, what: str, files: _Files) -> list[Block]:
+        """The block saved to a file, as a note naming it; nothing once the result has used its ``FILES``."""
+        if not files.left:
+            files.refused += 1
+            return []
         raw = _decoded(data)
         if raw is None:
-            return text_block(f"[{what}: its data is not base64; left out]")
+            return [text_block(f"[{what}: its data is not base64; left out]")]
+        files.left -= 1
         path = self._file(server, tool, _EXTENSIONS.get(kind, "bin"))
-        path.write_bytes(raw)
-        return text_block(f"[{what}, {kind or 'no type'}, {len(raw)} bytes: saved to {self._shown(path)}]")
+        try:
+            write_regular(path, raw)
+        except OSError as exc:  # a FIFO or a folder placed where the file goes, a full disk
+            return [text_block(f"[{what}, {kind or 'no type'}, {len(raw)} bytes: not saved, {self._shown(path)}: {exc.strerror or exc}]")]
+        return [text_block(f"[{what}, {kind or 'no type'}, {len(raw)} bytes: saved to {self._shown(path)}]")]
 
-    def _capped(self, blocks: list[Block], cap: int, server: str, tool: str) -> list[Block]:
-        images = [b for b in blocks if b.get("type") == "image"]
-        for extra in images[IMAGES:]:  # past the count: saved, like any other binary
-            blocks[blocks.index(extra)] = self._saved(extra["data"], extra["mimeType"], server, tool, "image (over the count)")
+    def _capped(self, blocks: list[Block], cap: int, server: str, tool: str, files: _Files) -> list[Block]:
+        kept, images = [], 0
+        for block in blocks:  # one pass: images past the count are saved, like any other binary
+            if block.get("type") == "image" and (images := images + 1) > IMAGES:
+                kept += self._saved(block["data"], block["mimeType"], server, tool, "image (over the count)", files)
+            else:
+                kept.append(block)
+        blocks = kept
         text = "\n".join(b["text"] for b in blocks if b.get("type") == "text")
         used = tokens(text)
         if used <= cap:
             return blocks
         path = self._file(server, tool, "txt")
-        path.write_text(text, encoding="utf-8")
+        try:
+            write_regular(path, text.encode("utf-8", errors="replace"))
+            where = f"The whole text is in {self._shown(path)}; read it with read_file"
+        except OSError as exc:
+            where = f"The whole text could not be saved ({self._shown(path)}: {exc.strerror or exc})"
         room = cap * 4
         head = text[:room].rsplit("\n", 1)[0] if "\n" in text[:room] else text[:room]
-        hint = (f"[cut: about {used} tokens, over the cap of {cap}. The whole text is in {self._shown(path)}; "
-                f"read it with read_file]")
+        hint = f"[cut: about {used} tokens, over the cap of {cap}. {where}]"
         return [text_block(head + "\n" + hint)] + [b for b in blocks if b.get("type") == "image"]
 
     def _file(self, server: str, tool: str, extension: str) -> Path:
@@ -205,6 +234,14 @@ class Output:
 
     def _shown(self, path: Path) -> str:
         return f"{self.shown_as.rstrip('/')}/{path.name}" if self.shown_as else str(path)
+
+
+@dataclass
+class _Files:
+    """One result's files: how many it may still write, and how many blocks it could not."""
+
+    left: int
+    refused: int = 0
 
 
 def _safe(name: str) -> str:

@@ -80,6 +80,10 @@ class ServerSpec:
     cwd: str | None = None
     url: str | None = None
     headers: Mapping[str, str] = field(default_factory=FrozenMap)
+    # A local server gets the harness's whole environment under ``env`` (Claude Code's rule),
+    # not only the SDK's minimal one (HOME, PATH, ...: Cline's, and the default). The config
+    # readers set it by the format of the file (harness.config.formats.WHOLE_ENVIRONMENT).
+    inherit_env: bool = False
     # Set by variable expansion (harness.config.variables): how messages show the entry
     # (as written, ${TOKEN} and all), and the (value, variable) pairs that are secrets.
     shown: str = field(default="", compare=False)

@@ -35,6 +35,7 @@ from typing import Any
 
 from harness import echo
 from harness.errors import ToolError
+from harness.files import NotAFile, read_regular, write_regular
 from harness.results import ToolResult
 
 Call = Callable[[dict[str, Any]], Awaitable["ToolResult | str"]]
@@ -134,14 +135,16 @@ class Workspace:
         async def read_file(args: dict[str, Any]) -> str:
             given = _arg(args, "path")
             path = self.resolve(given)
+            sizes: list[int] = []
             try:
                 if path.is_dir():
                     raise ToolError(f"'{_shown(given)}' is a folder, not a file; list_dir lists it")
-                if not path.is_file():  # missing, or a FIFO or device: reading those could block
-                    raise ToolError(f"no such file: '{_shown(given)}'")
-                with path.open("rb") as f:
-                    data = f.read(READ_CAP + 1)
-                    size = os.fstat(f.fileno()).st_size
+                data = read_regular(path, READ_CAP, check=lambda found: sizes.append(found.st_size))
+                size = sizes[0]
+            except FileNotFoundError:
+                raise ToolError(f"no such file: '{_shown(given)}'") from None
+            except NotAFile as exc:  # a FIFO or a device: reading it could block, or never end
+                raise ToolError(f"'{_shown(given)}' is {exc.kind}, not a regular file; read_file reads files only") from None
             except OSError as exc:
                 raise ToolError(f"cannot read '{_shown(given)}': {_reason(exc)}") from None
             cut = len(data) > READ_CAP
@@ -167,7 +170,9 @@ class Workspace:
                 raise ToolError(f"'{_shown(given)}' is a folder; write_file writes files")
             try:
                 path.parent.mkdir(parents=True, exist_ok=True)
-                path.write_bytes(encoded)
+                write_regular(path, encoded)
+            except NotAFile as exc:  # a FIFO would block until someone reads it
+                raise ToolError(f"'{_shown(given)}' is {exc.kind}, not a regular file; write_file writes files only") from None
             except OSError as exc:
                 raise ToolError(f"cannot write '{_shown(given)}': {_reason(exc)}") from None
             return f"wrote {len(encoded)} bytes to {_shown(given)}"

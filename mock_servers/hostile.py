@@ -46,6 +46,10 @@ Switches (each names the part of issue 8 it plays):
     --huge-resource BYTES     declares resources; resources/read answers one blob of BYTES (issue 18: 10)
     --burst N                 stdio: right after answering initialize, N log notifications in one
                               go, and tools/list never answered                             (issue 18: 9)
+    --bad-utf8                echo's answer holds a byte that is not UTF-8 (0xFF) in its text  (issue 36: 18)
+    --flood BYTES             stdio: right after the first tools/call answer, about BYTES of lines in
+                              one go (--flood-kind: log notifications, or empty lines)     (issue 36: 1)
+    --flood-kind KIND         log (default) or blank                                       (issue 36: 1)
     --setsid-child PIDFILE    stdio: at start, a helper in a session of its own that ignores end of
                               input and SIGHUP and sleeps; its pid is written to PIDFILE     (issue 18: 15)
 
@@ -116,6 +120,9 @@ class Options:
     resources_without_templates: bool = False
     huge_resource: int = 0
     burst: int = 0
+    flood: int = 0
+    bad_utf8: bool = False
+    flood_kind: str = "log"
 
 
 @dataclass(frozen=True)
@@ -257,6 +264,11 @@ def run_stdio(server: Server) -> None:
             out.write(note * server.options.burst)
             out.flush()
             continue
+        if server.options.flood and server.calls == 1 and isinstance(message, dict) and message.get("method") == "tools/call":
+            out.write(_frame(answer) + b"\n")
+            out.flush()
+            _flood(out, server.options.flood, server.options.flood_kind)
+            continue
         if isinstance(answer, Huge):
             out.write(answer.head())
             if answer.size:
@@ -268,8 +280,24 @@ def run_stdio(server: Server) -> None:
         elif isinstance(answer, Deep):
             out.write(answer.frame() + b"\n")
         elif answer is not None:
-            out.write(_frame(answer) + b"\n")
+            frame = _frame(answer)
+            if server.options.bad_utf8 and isinstance(message, dict) and message.get("method") == "tools/call":
+                frame = frame.replace(b"echo: ", b"echo: \xff", 1)
+            out.write(frame + b"\n")
         out.flush()
+
+
+FLOOD_LINE = b'{"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "flood %06d"}}\n'
+
+
+def _flood(out: Any, size: int, kind: str) -> None:
+    """About ``size`` bytes of lines, written as fast as the pipe takes them: log notifications, or empty lines."""
+    if kind == "blank":
+        out.write(b"\n" * size)
+    else:
+        lines = max(1, size // len(FLOOD_LINE % 0))
+        out.write(b"".join(FLOOD_LINE % n for n in range(lines)))
+    out.flush()
 
 
 # --- sse and Streamable HTTP ------------------------------------------------------------
@@ -540,9 +568,12 @@ def parse(argv: list[str]) -> Options:
     parser.add_argument("--resources-without-templates", action="store_true")
     parser.add_argument("--huge-resource", type=int, default=0, metavar="BYTES")
     parser.add_argument("--burst", type=int, default=0, metavar="N")
+    parser.add_argument("--bad-utf8", action="store_true")
+    parser.add_argument("--flood", type=int, default=0, metavar="BYTES")
+    parser.add_argument("--flood-kind", choices=("log", "blank"), default="log")
     ns = parser.parse_args(argv)
     only = {"forget_sessions_after": ("http",), "http_error": ("http", "sse"), "drop_stream_on_call": ("sse",), "no_endpoint": ("sse",),
-            "setsid_child": ("stdio",), "burst": ("stdio",), "gzip_bomb": ("http",)}
+            "setsid_child": ("stdio",), "burst": ("stdio",), "flood": ("stdio",), "bad_utf8": ("stdio",), "gzip_bomb": ("http",)}
     for name, transports in only.items():
         if getattr(ns, name) not in (None, False) and ns.transport not in transports:
             parser.error(f"--{name.replace('_', '-')} needs --transport {' or '.join(transports)}")

@@ -361,6 +361,7 @@ def test_no_secret_reaches_any_output(tmp_path, caplog, capfd):
 def test_a_corrupt_store_is_a_config_error_naming_the_file_and_never_its_content(tmp_path):
     store = TokenStore(tmp_path, "docs", "http://127.0.0.1:1/mcp")
     store.path.write_text('{"tokens": {"token": {"access_token": "at-leak', encoding="utf-8")
+    store.path.chmod(0o600)  # as the store writes it: what is wrong here is the content
     with pytest.raises(ConfigError) as caught:
         anyio.run(store.get_tokens)
     message = str(caught.value)
@@ -721,6 +722,7 @@ def test_ctrl_c_during_the_oauth_setup_exits_130_with_one_line(moment):
 def test_a_store_file_of_the_wrong_shape_is_one_config_error_when_the_authorizer_starts(tmp_path, content):
     url = "http://127.0.0.1:1/mcp"
     TokenStore(tmp_path, "docs", url).path.write_text(content)
+    TokenStore(tmp_path, "docs", url).path.chmod(0o600)  # as the store writes it: what is wrong here is the shape
 
     async def main():
         async with Authorizer("docs", url, tmp_path, Transcript()):

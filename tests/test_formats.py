@@ -448,3 +448,31 @@ def test_http_or_sse_falls_back_on_a_4xx_to_the_post_but_not_on_an_auth_challeng
         server.shutdown()
         server.server_close()
         thread.join()
+
+
+# --- the environment a stdio server gets, by the client whose file it is (issue 36) ------------------------
+
+
+@STARTS_SERVERS
+def test_a_claude_code_file_s_servers_get_the_whole_environment_and_a_cline_file_s_only_the_sdk_s(tmp_path):
+    """Claude Code passes its whole environment (runtimes.md K14): tokens, proxies and CA files of the shell reach
+    the server. Cline passes the SDK's short list (C17). Before, every format got the short list."""
+    shell = {"FROM_THE_SHELL": "yes", "NODE_EXTRA_CA_CERTS": "/etc/ssl/corp-ca.pem"}
+    claude = tmp_path / ".mcp.json"
+    claude.write_text(json.dumps({"mcpServers": {"docs": {"command": PY, "args": docs_checking(**shell), "env": {"OWN": "1"}}}}))
+    lists_and_calls(claude, env=shell)
+    cline = tmp_path / "cline_mcp_settings.json"
+    code = docs_checking()[1].replace("pass;", "assert 'FROM_THE_SHELL' not in os.environ and 'HOME' in os.environ;", 1)
+    cline.write_text(json.dumps({"mcpServers": {"docs": {"command": PY, "args": ["-c", code], "cwd": str(ROOT)}}}))
+    lists_and_calls(cline, env=shell)
+
+
+@STARTS_SERVERS
+def test_a_secret_of_the_inherited_environment_is_redacted_wherever_the_server_prints_it(tmp_path):
+    crash = "import os, sys; print('Error: bad token ' + os.environ.get('SERVICE_TOKEN', 'none'), file=sys.stderr); sys.exit(3)"
+    (tmp_path / ".mcp.json").write_text(json.dumps({"mcpServers": {"leaky": {"command": PY, "args": ["-c", crash]}}}))
+    (tmp_path / "s.yaml").write_text("prompt: hi\nturns:\n  - text: done\n")
+    done = cli("--config", str(tmp_path / ".mcp.json"), "chat", "--scenario", str(tmp_path / "s.yaml"),
+               env={"SERVICE_TOKEN": "tok-inherited-0123456789"})
+    assert "tok-inherited-0123456789" not in done.stdout + done.stderr, "an inherited secret is never printed"
+    assert "Error: bad token ${SERVICE_TOKEN}" in done.stdout, f"expected the server to get it, shown by its name:\n{done.stdout}"

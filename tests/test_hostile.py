@@ -485,3 +485,29 @@ def test_an_http_error_is_shown_short_and_printable():
     assert shown(500, b"") == "HTTP 500 with an empty body"
     assert shown(502, b"bad\x1b[2J\n   gateway\xff") == "HTTP 502: bad\\x1b[2J gateway\ufffd"
     assert shown(500, b"x" * 500) == "HTTP 500: " + "x" * 200 + "... (cut: 500 characters)"
+
+
+# --- issue 36, 18: bytes that are not UTF-8 are said, once per server ------------------------------
+
+
+def test_bytes_that_are_not_utf8_are_read_as_replacement_and_said_once_per_server():
+    async def main():
+        async with hostile("stdio", "--bad-utf8") as (conns, spec, _, transcript):
+            first, second = await conns.open(spec), await conns.open(replace(spec, name="other"))
+            for server in (first, second, first, second):
+                assert (await server.call_tool("echo", {"text": "hi"})).text() == "echo: \ufffdhi"
+            said = [text for text in warnings(transcript) if "not UTF-8" in text]
+            assert said == [f"{name}: sent bytes on stdout that are not UTF-8; each invalid sequence is read as U+FFFD "
+                            "(said once per server process)" for name in ("hostile", "other")], said
+
+    run(main)
+
+
+def test_the_cli_says_which_server_sent_bytes_that_are_not_utf8(tmp_path):
+    config = tmp_path / "mcp.json"
+    config.write_text(json.dumps({"mcpServers": {"latin": {
+        "command": sys.executable, "cwd": str(ROOT), "args": ["-m", "mock_servers.hostile", "--transport", "stdio", "--bad-utf8"]}}}))
+    done = in_process_cli("--home", str(tmp_path), "--config", str(config), "call", "mcp__latin__echo", '{"text": "hi"}')
+    assert done.returncode == 0 and "echo: \ufffdhi" in done.stdout, done
+    said = [line for line in done.stderr.splitlines() if "not UTF-8" in line]
+    assert len(said) == 1 and "latin: sent bytes on stdout that are not UTF-8" in said[0], done.stderr

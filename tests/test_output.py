@@ -4,6 +4,7 @@ and a live s32 run whose every request the Messages API stand-in checks."""
 from __future__ import annotations
 
 import base64
+import os
 from pathlib import Path
 
 import anyio
@@ -12,7 +13,7 @@ from conftest import run_lesson
 from leaks import no_process_left  # noqa: F401  (the fixture)
 from messages_api import MessagesAPI
 
-from harness.output import IMAGES, Output, tokens
+from harness.output import BLOCKS, FILES, IMAGES, Output, tokens
 from harness.results import ToolResult, text_block
 from harness.tools import Tool
 from harness.transcript import Transcript
@@ -89,6 +90,34 @@ def test_structured_only_empty_errors_user_only_and_too_many_images(tmp_path):
     result, _ = governed(tmp_path / "i", *[image] * (IMAGES + 2))
     assert sum(b["type"] == "image" for b in result.content) == IMAGES
     assert len(list((tmp_path / "i" / "out").iterdir())) == 2
+
+
+AUDIO = {"type": "audio", "mimeType": "audio/wav", "data": base64.b64encode(b"RIFF....WAVE").decode()}
+BLOB = {"type": "resource", "resource": {"uri": "x://b", "mimeType": "application/zip", "blob": "UEsFBg=="}}
+
+
+@pytest.mark.parametrize(("block", "count"), [({"type": "image", "mimeType": "image/png", "data": PNG_1X1}, 100_000),
+                                              (AUDIO, 5_000), (BLOB, 5_000)], ids=["100000_images", "5000_audio", "5000_blobs"])
+def test_one_result_keeps_a_bounded_count_of_blocks_and_of_files_whatever_their_kind(tmp_path, block, count):
+    """100,000 images took 74 s (each found with list.index) and wrote 99,996 files; 5,000 audio blocks wrote 5,001."""
+    result, _ = governed(tmp_path, *[block] * count, text_block("the caption"))  # linear: well under a second
+    written = list((tmp_path / "out").iterdir())
+    assert len(written) == FILES, f"expected at most {FILES} files for one result, got {len(written)}"
+    notes = [b["text"] for b in result.content if b["type"] == "text"]
+    assert notes[-2:] == [f"[{count + 1 - BLOCKS} more content blocks left out: one result keeps at most {BLOCKS} (block limit: BLOCKS in harness/output.py)]",
+                          f"[{BLOCKS - FILES - (IMAGES if block['type'] == 'image' else 0)} more binary blocks left out, not saved: "
+                          f"one result saves at most {FILES} files (file limit: FILES in harness/output.py)]"], notes[-2:]
+    assert len(result.content) <= BLOCKS + 2
+
+
+def test_a_fifo_where_a_spill_file_goes_is_refused_not_waited_on(tmp_path):
+    """A writer blocks on a FIFO until someone reads it: a file placed where a part is saved must not hang the run."""
+    (tmp_path / "out").mkdir()
+    os.mkfifo(tmp_path / "out" / "001-media-t.wav")
+    os.mkfifo(tmp_path / "out" / "002-media-t.txt")
+    result, _ = governed(tmp_path, AUDIO, text_block("x" * 4000), cap=100)  # before: blocked for ever (pytest-timeout ends it)
+    assert "[audio, audio/wav, 12 bytes: not saved, out/001-media-t.wav: not a regular file (a FIFO)]" in result.text(), result.text()
+    assert "The whole text could not be saved (out/002-media-t.txt: not a regular file (a FIFO))" in result.text(), result.text()
 
 
 @pytest.mark.usefixtures("no_process_left")

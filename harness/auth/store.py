@@ -2,7 +2,11 @@
 
 One JSON file per server, mode 0600 in a 0700 folder, written atomically (temp file +
 ``os.replace``), holding the tokens, their absolute expiry and the client registration,
-so a restart neither re-registers nor re-authorizes. The file is keyed by the server's
+so a restart neither re-registers nor re-authorizes. A store file is read as every file
+the harness reads (``harness.files``: a regular file, at most ``MAX_STORE_BYTES``), and
+refused, as ssh refuses a private key, when others may read or change it (any group or
+other permission bit) or another user owns it: the line names the file and the fix
+(``chmod 600``, or deleting it to sign in again). The file is keyed by the server's
 name and its URL as configured (``identity``: scheme and host lower-cased, default port
 dropped): its stable identity, the same from one run to the next. A token minted for one
 endpoint is never sent to another. The default folder, ``default_store()``, is the
@@ -24,6 +28,7 @@ import json
 import os
 import re
 import shutil
+import stat
 import tempfile
 import time
 from collections.abc import Iterator, Mapping
@@ -36,6 +41,8 @@ from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 
 from harness.auth.clock import Clock
 from harness.errors import ConfigError
+from harness.files import NotAFile, read_regular
+from harness.nesting import loads
 from harness.tools import state_dir
 
 
@@ -44,6 +51,7 @@ def default_store(env: Mapping[str, str] | None = None) -> Path:
     return state_dir(env) / "tokens"
 
 
+MAX_STORE_BYTES = 4 * 1024 * 1024  # a store file holds a few KB: tokens, a client registration, discovery metadata
 TEMPORARY = "mcp-course-tokens-"  # a temporary store's prefix; the pid of the run that made it follows
 
 
@@ -118,16 +126,32 @@ class TokenStore:
 
     def _read(self) -> dict[str, Any]:
         try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
+            raw = read_regular(self.path, MAX_STORE_BYTES, check=self._private)
         except FileNotFoundError:
             return {}
+        except NotAFile as exc:
+            raise ConfigError(f"{self.shown}: not a regular file ({exc.kind}); delete it to sign in again") from None
         except OSError as exc:
-            raise ConfigError(f"{self.shown}: cannot read: {exc.strerror}") from None
-        except ValueError:  # never quote the content: it holds tokens
+            raise ConfigError(f"{self.shown}: cannot read: {exc.strerror or exc}") from None
+        if len(raw) > MAX_STORE_BYTES:
+            raise ConfigError(f"{self.shown}: larger than {MAX_STORE_BYTES} bytes (token store limit: MAX_STORE_BYTES in "
+                              "harness/auth/store.py); delete the file to sign in again")
+        try:
+            data = loads(raw)
+        except ValueError:  # never quote the content: it holds tokens (a nesting past the limit is a ValueError too)
             raise ConfigError(f"{self.shown}: not valid JSON; delete the file to sign in again") from None
         if not isinstance(data, dict):
             raise ConfigError(f"{self.shown}: expected a JSON object; delete the file to sign in again")
         return data
+
+    def _private(self, found: os.stat_result) -> None:
+        """Refuse a file others may read or write, or that another user owns, as ssh refuses such a key: its tokens
+        may have been read, or planted. Checked on the open file, before a byte of it is read."""
+        loose = stat.S_IMODE(found.st_mode) & 0o077
+        if loose or found.st_uid != os.getuid():
+            why = f"mode {stat.S_IMODE(found.st_mode):04o}, others may read or change it" if loose else "owned by another user"
+            raise ConfigError(f"{self.shown}: refused, {why}; run `chmod 600` on it in the token store folder "
+                              "(if only you could read it), or delete it to sign in again")
 
     def _write(self, data: dict[str, Any]) -> None:
         _private_folder(self.path.parent)

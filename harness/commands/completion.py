@@ -29,7 +29,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from harness import naming
+from harness import naming, nesting
+from harness.files import read_regular
 from harness.config import ServerConfig
 
 NAME = "mcp-course"  # the program the scripts complete: the console script
@@ -38,6 +39,7 @@ VALUED = ("--config", "--home", "--managed")  # the options that choose the conf
 FILES, FOLDERS = ("--config", "--scenario"), ("--home", "--managed", "--root", "--token-store", "--workspace")
 FREE = ("--answer", "--prompt", "--model", "--max-turns")  # take a value no list can offer
 SERVER_COMMANDS = ("login", "logout", "approve", "deny")
+MAX_CACHE_BYTES = 4 * 1024 * 1024  # a cache of tool names: past it, it is ignored and written afresh
 
 
 def cache_file(env: Mapping[str, str] | None = None) -> Path:
@@ -96,8 +98,10 @@ def script(shell: str, commands: Sequence[str], options: Sequence[str]) -> str:
 
 
 def _read(cache: Path) -> dict[str, Any]:
+    """The cache, or nothing when it is missing, no regular file, too big, no JSON or nested too deep: it is only a cache."""
     try:
-        data = json.loads(cache.read_text(encoding="utf-8"))
+        raw = read_regular(cache, MAX_CACHE_BYTES)
+        data = nesting.loads(raw) if len(raw) <= MAX_CACHE_BYTES else None
     except (OSError, ValueError):
         return {}
     return data if isinstance(data, dict) else {}

@@ -29,6 +29,7 @@ from types import MappingProxyType
 from typing import Any
 
 from harness import transports
+from harness.config import dotenv
 from harness.config.files import read_config
 from harness.config.formats import MECHANISM_FIELDS, ServerConfig, Source
 from harness.config.variables import VARIABLE
@@ -203,23 +204,13 @@ def substituted(found: Server, values: Mapping[str, str]) -> Server:
 
 
 def env_file(path_text: str, base: Path, entry: Entry) -> dict[str, str]:
-    """The ``KEY=VALUE`` lines of an ``envFile`` (VS Code, Cursor): ``#`` comments, ``export``, quotes; read now."""
+    """The bindings of an ``envFile`` (VS Code, Cursor), read now, by python-dotenv's rules (``harness.config.dotenv``)."""
     path = Path(path_text).expanduser()
     path = path if path.is_absolute() else Path(base) / path
     data = read_config(path, str(path))
     if data is None:
         raise entry.bad("envFile", f"no such file: {path_text}")
-    values = {}
-    for number, line in enumerate(data.decode("utf-8", errors="replace").splitlines(), 1):
-        line = line.strip()
-        if not line or line.startswith("#"):
-            continue
-        line = line.removeprefix("export ").strip()
-        key, sep, value = line.partition("=")
-        if not sep or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", key.strip()):
-            raise entry.bad("envFile", f"{path_text} line {number}: expected KEY=VALUE")
-        value = value.strip()
-        if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
-            value = value[1:-1]
-        values[key.strip()] = value
-    return values
+    try:
+        return dotenv.values(data.decode("utf-8", errors="replace"))
+    except dotenv.DotenvError as exc:
+        raise entry.bad("envFile", f"{path_text} {exc}") from None

@@ -294,7 +294,7 @@ def _entry(name: str, entry: Any, scope: str, source: str, fmt: str, raw: Mappin
         raise bad("disabled", "expected true or false")
     if transports.is_local(kind):
         spec = transports.check(ServerSpec(name, kind, command=text("command", required=True), args=strings("args"),
-                                           env=table("env"), cwd=text("cwd")))
+                                           env=table("env"), cwd=text("cwd"), inherit_env=fmt in WHOLE_ENVIRONMENT))
     else:
         url = text("url", required=True)
         if not VARIABLE.search(url or "") and not (url or "").startswith(("http://", "https://")):
@@ -302,6 +302,14 @@ def _entry(name: str, entry: Any, scope: str, source: str, fmt: str, raw: Mappin
         spec = transports.check(ServerSpec(name, kind, url=url, headers=table("headers")))
     state, reason = (State.DISABLED, f"\"disabled\": true in {source}") if disabled else (State.PENDING, "")
     return ServerConfig(name, scope, source, spec, state, reason, timeouts, raw)
+
+
+# The formats whose client starts a local server with its own whole environment, the entry's
+# ``env`` on top: Claude Code (``{...subprocessEnv(), ...config.env}``, shared/reference/runtimes.md
+# K14), so its users' servers find the tokens, proxies and NODE_EXTRA_CA_CERTS of their shell.
+# Cline passes only the SDK's default list (HOME, LOGNAME, PATH, SHELL, TERM, USER; runtimes.md
+# C17), and so does every format whose client documents nothing else: the safe default.
+WHOLE_ENVIRONMENT = frozenset({"claude-code"})
 
 
 def _timeouts(name: str, entry: dict[str, Any], fmt: str, source: str, bad: Any) -> Timeouts:

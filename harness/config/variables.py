@@ -31,7 +31,9 @@ def expand(spec: ServerSpec, environ: Mapping[str, str] = os.environ, inputs: Ma
 
     The result carries the values that are secrets (``secrets``): every variable expanded
     into a header, those whose name says so (``harness.redact.SECRET_NAME``) anywhere
-    else, and every env or header value whose own name says so, variable or not. Messages show it with those left as written (``shown``: ``--token ${API_TOKEN}``).
+    else, and every env or header value whose own name says so, variable or not; for a
+    spec that inherits the whole environment (``inherit_env``), every variable of this
+    process's environment whose name says so, since the server gets them all. Messages show it with those left as written (``shown``: ``--token ${API_TOKEN}``).
     """
     missing: list[str] = []
     unanswered: list[str] = []  # VS Code inputs with no value
@@ -75,7 +77,8 @@ def expand(spec: ServerSpec, environ: Mapping[str, str] = os.environ, inputs: Ma
     # A value written as it is, not through a variable, under a name that says it is secret
     # ("GITHUB_TOKEN": "ghp_...", as many Claude Desktop files hold, or an Authorization
     # header) is a secret all the same: a server that echoes its environment must not print it.
-    for written, value in (*expanded.env.items(), *expanded.headers.items()):
+    inherited = os.environ.items() if spec.inherit_env else ()  # what a Claude Code server gets besides its env
+    for written, value in (*expanded.env.items(), *expanded.headers.items(), *inherited):
         if len(value) >= 8 and not value.isdigit() and SECRET_NAME.search(written):  # not "true" or a timeout under AUTH_...
             secrets.setdefault(value, written)
     if unanswered:

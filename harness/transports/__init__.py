@@ -35,7 +35,9 @@ and ``errors`` holds what an HTTP error looked like (status and body excerpt) fo
 request it answered with an error, for the connection to show in that call's error. A
 transport that runs a process (stdio) says so with ``process``: ``exit_code()`` and
 ``stderr_tail()`` then have something to tell, and the connection asks them, never a name.
-``trace``, when set, is told what the transport does (a spawn, a GET, a POST's status).
+``trace``, when set, is told what the transport does (a spawn, a GET, a POST's status);
+``warn`` takes a warning about the server (stdio: bytes that are not UTF-8), which the
+connection names the server in and shows as its other warnings.
 
     lines   harness/transports/lines.py   stdio's line reader: linear, each line capped
     web     harness/transports/web.py     what sse and http share: bounded bodies, HTTP errors shown

@@ -38,6 +38,7 @@ class Context:
     # Set by a transport that runs the server as a process (stdio): an object with
     # ``async exit_code(within) -> int | None`` and ``stderr_tail(lines) -> list[str]``.
     process: Any = None
+    warn: Callable[[str], None] = lambda text: None  # a warning about this server, in words (the connection names the server)
     trace: Callable[[str], None] | None = None  # what the transport does, in words, when a lesson shows it (harness.wire)
 
     async def exit_code(self) -> int | None:

@@ -46,6 +46,11 @@ class Lines:
         self._chunk = b""
         self._start = 0  # where the unread part of _chunk begins
 
+    @property
+    def pending(self) -> bool:
+        """Whether the last chunk has bytes ``next()`` has not looked at yet (maybe more lines)."""
+        return self._start < len(self._chunk)
+
     def feed(self, chunk: bytes) -> None:
         self._chunk, self._start = chunk, 0
 

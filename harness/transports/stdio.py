@@ -8,8 +8,8 @@ The shutdown is the spec's order, bounded at every step and shielded from cancel
 so a Ctrl-C cannot leak a child: close stdin, wait ``exit_grace``; SIGTERM the process
 group, wait ``kill_grace``; SIGKILL. The child runs in its own process group (a
 terminal's Ctrl-C reaches only us, and we stop the whole group) and inherits only the
-SDK's safe environment (HOME, PATH, ...) plus ``spec.env``, like Cline; Claude Code
-passes its whole environment. The group is signalled even when its leader, the server,
+SDK's safe environment (HOME, PATH, ...) plus ``spec.env``, like Cline, unless the spec
+says ``inherit_env`` (a Claude Code file: Claude Code passes its whole environment). The group is signalled even when its leader, the server,
 exited on end of input: a helper it started in its group would outlive it otherwise.
 
 A server may also start a helper in a session of its own (``setsid``), out of reach of
@@ -30,6 +30,13 @@ task that sends it, and stdout is read and parsed by the task that receives (the
 reader). No pump task and no memory stream sit between, so a call costs no extra hop of
 the event loop each way (the SDK's own ``stdio_client`` has a task each way, issue 23).
 
+A server that floods stdout (megabytes of log lines, empty lines) must not starve the
+others: handing out lines the reader already holds awaits nothing, so the reader lets the
+event loop run others every ``SLICE`` while it has lines waiting, and never otherwise (an
+answer per read, the common case, costs no extra step of the loop). While the server is
+stopped, its stdout is read and dropped: a server blocked writing into a full pipe nobody
+reads would never see its end of input, and would be SIGTERMed after ``exit_grace``.
+
 With ``Context.trace`` set (s23's default run), the spawn is told as a note. The stop is
 not: servers stop in parallel, and whether one exits on end of input within
 ``exit_grace`` or needs the SIGTERM depends on the machine's load.
@@ -47,6 +54,7 @@ import secrets
 import shutil
 import signal
 import sys
+import time
 from pathlib import Path
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager, suppress
@@ -156,7 +164,7 @@ def _parse(line: str) -> SessionMessage | Exception:
 async def open_stdio(spec: ServerSpec, context: Context) -> AsyncIterator[Streams]:
     """Spawn the server; yield (read, write) streams of JSON-RPC messages; always stop it."""
     marker = f"{os.getpid()}-{secrets.token_hex(8)}"  # inherited by everything the server starts
-    env = {**get_default_environment(), **spec.env, MARKER: marker}
+    env = {**(os.environ if spec.inherit_env else get_default_environment()), **spec.env, MARKER: marker}
     executable = _resolve(spec, env)
     timeouts = context.timeouts
     try:
@@ -174,8 +182,13 @@ async def open_stdio(spec: ServerSpec, context: Context) -> AsyncIterator[Stream
             yield from_server, to_server
         finally:
             with anyio.CancelScope(shield=True):  # must finish even when we are being cancelled
-                await stop(process, timeouts)
-                await stop_marked(marker, timeouts)
+                async with anyio.create_task_group() as draining:
+                    # Nobody reads stdout any more: a server blocked writing into the full pipe
+                    # (a flood) would never read its end of input, and be SIGTERMed after exit_grace.
+                    draining.start_soon(_drain, process.stdout)
+                    await stop(process, timeouts)
+                    await stop_marked(marker, timeouts)
+                    draining.cancel_scope.cancel()
     finally:  # on an error too: the process and its pipes are closed while the event loop still runs
         with anyio.move_on_after(timeouts.kill_grace, shield=True):
             await _drain(process.stdout)
@@ -187,7 +200,8 @@ class _FromServer(ReadWrapper):
 
     Read in the task that receives (the SDK's reader), with no pump task between: a frame
     reaches the session in the same step that reads it. A bad line is passed along as a
-    value (the session skips it; the tap records it). The end of stdout, or a line over the
+    value (the session skips it; the tap records it); bytes that are not UTF-8 are read as
+    U+FFFD, and said once in a warning (``Context.warn``). The end of stdout, or a line over the
     frame limit (``Context.fault`` says so), ends it.
 
     The first read waits for the session's first message (``initialize``) to be written. A
@@ -202,28 +216,60 @@ class _FromServer(ReadWrapper):
         self._lines = Lines(context.limits.frame)  # linear, each line capped
         self._context = context
         self._spoke = spoke
+        self._mangled = False  # whether a line that is not UTF-8 has been said
+        self._yielded = 0.0  # when this reader last let the event loop run others (time.monotonic)
 
     async def receive(self) -> SessionMessage | Exception:
         cutter, stdout = self._lines, self._inner
         if not self._spoke.is_set():
             await self._spoke.wait()
+        if cutter.pending:  # lines already read: handing them out awaits nothing, so a flood would hold the loop
+            await self._share()
         try:
+            skipped = 0
             while True:
                 if (line := cutter.next()) is None:
+                    # A read returns at once while the pipe holds data: no yield there either.
                     cutter.feed(await stdout.receive())
                 elif line.strip():
-                    return _parse(line.decode("utf-8", errors="replace"))
+                    try:
+                        return _parse(line.decode())
+                    except UnicodeDecodeError:
+                        return _parse(self._replaced(line))
+                elif (skipped := skipped + 1) % SKIPPED == 0:  # a flood of empty lines returns nothing to the SDK
+                    await self._share()
         except FrameTooLarge as exc:  # the rest of that line cannot be read as a frame: end here
             self._context.fault = f"sent {exc} ({self._context.limits.explain('frame')})"
             raise anyio.EndOfStream from None
         except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
             raise anyio.EndOfStream from None
 
+    def _replaced(self, line: bytes) -> str:
+        """The line with each invalid UTF-8 sequence as U+FFFD; the first time, a warning naming the server says so."""
+        if not self._mangled:
+            self._mangled = True
+            self._context.warn("sent bytes on stdout that are not UTF-8; each invalid sequence is read as U+FFFD "
+                               "(said once per server process)")
+        return line.decode(errors="replace")
+
+    async def _share(self) -> None:
+        """Let the event loop run others once ``SLICE`` has passed since this reader last did (a flood: every few ms)."""
+        if (now := time.monotonic()) - self._yielded >= SLICE:
+            await anyio.lowlevel.checkpoint()
+            self._yielded = time.monotonic()
+
     async def aclose(self) -> None:
-        pass  # the stop closes the pipe, after the server has gone
+        pass  # the stop drains the pipe while the server ends, and closes it after it has gone
 
     def close(self) -> None:
         pass
+
+
+# A reader handing out lines it already holds lets the loop run others every SLICE seconds:
+# a server flooding stdout then costs the others a few ms at a time, never its whole flood.
+# Only when lines are waiting: one answer per read, the common case, never yields more than it waits.
+SLICE = 0.001
+SKIPPED = 1024  # empty lines skipped between two looks at the clock
 
 
 class _ToServer(StreamWrapper):

@@ -29,7 +29,9 @@ import json
 import sys
 from pathlib import Path
 
-from harness import config, lesson, wire
+from harness import config, lesson, nesting, wire
+from harness.config.files import read_config
+from harness.errors import ConfigError
 
 BASE = "You are a coding agent. Use the tools to answer; your MCP settings are in cline_mcp_settings.json; be brief."
 SETTINGS = Path(__file__).resolve().parent / "cline_mcp_settings.json"
@@ -47,10 +49,12 @@ async def session(run: lesson.Run) -> None:
             await stack.connect_all()
             await run.agent(stack.pool(BASE, run.workspace.tools(), report=run.transcript.note))  # each turn applies the edits first
             run.transcript.note("the user answers 'always allow' for docs' search: the harness records it in the file")
-            try:
-                data = json.loads(settings.read_text(encoding="utf-8"))
+            try:  # the model may have left it anything: a FIFO, 5,000 levels deep, without docs
+                data = nesting.loads(read_config(settings, settings.name) or b"")
                 data["mcpServers"]["docs"]["autoApprove"] = ["search"]
-            except (ValueError, KeyError, TypeError):  # the model left the file broken, or without docs
+            except (ConfigError, ValueError) as exc:  # ValueError: not JSON, or nested past the limit
+                run.transcript.note(f"the settings file cannot be read ({exc}): the harness writes nothing")
+            except (KeyError, TypeError):
                 run.transcript.note("the settings file has no docs entry the harness can edit: it writes nothing")
             else:
                 watched.reloader.watcher.write(json.dumps(data, indent=2) + "\n")

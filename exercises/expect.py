@@ -26,9 +26,13 @@ class Mismatch(AssertionError):
 
 
 def show(value: Any, width: int = WIDTH) -> str:
-    """``value`` on one line: its repr (a string's too), cut with '...' past ``width``."""
+    """``value`` on one line: its repr (a string's too), cut in the middle past ``width``, so
+    both its start and its end (where an error line names what went wrong) stay in view."""
     text = repr(value)
-    return text if len(text) <= width else text[:width - 3] + "..."
+    if len(text) <= width:
+        return text
+    half = (width - 5) // 2
+    return f"{text[:half]} ... {text[-half:]}"
 
 
 def _lines(run_or_lines: Any) -> list[str]:

@@ -12,9 +12,9 @@ another MCP tool, which `assign` refuses.
 from expect import equal  # exercises/expect.py: a failed check says what it expected and found
 
 HINT = (
-    'Build the two tools with `harness.tools.Tool(name, description, input_schema, handler, '
-    'source=..., annotations=...)` (`source` defaults to "builtin"; the handler is `async def '
-    'handler(args) -> str`), then call `harness.pool.assemble(builtins, mcp_tools)` and read its '
+    'Build the two tools with `harness.tools.Tool(name, description, input_schema, call, '
+    'source=..., annotations=...)` (`source` defaults to "builtin"; `call` is an `async def '
+    'call(args) -> str`), then call `harness.pool.assemble(builtins, mcp_tools)` and read its '
     '`.tools` and `.shadowed`.'
 )
 

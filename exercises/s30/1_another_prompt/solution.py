@@ -11,7 +11,7 @@ The check expands the prompt on a real connection to the handbook server, as the
 does after the edit.
 """
 
-from expect import contains, show, that  # exercises/expect.py: a failed check says what it expected and found
+from expect import show, that  # exercises/expect.py: a failed check says what it expected and found
 
 HINT = (
     '`resources.expand(client, "summarize", {"title": ...})` in `lessons/s30/code.py` expands the '
@@ -55,7 +55,7 @@ def solve(env):
 
 def check(result):
     (onboarding, style), code = result
-    contains(code, '{"title": "style"}', "lessons/s30/code.py")
+    that('{"title": "style"}' in code, 'lessons/s30/code.py to expand summarize with {"title": "style"}', "no such call in it")
     that("# Onboarding" in onboarding and "# Onboarding" not in style, "the style prompt without the onboarding page",
          show(style))
     that("style" in style.lower() and style != onboarding, "the style prompt to be about style", show(style))

@@ -80,3 +80,10 @@ def test_the_own_setup_page_lists_the_commands_the_readme_lists():
     readme = (ROOT / "README.md").read_text()
     page = (ROOT / "site" / "docs" / "appendix" / "own-setup.md").read_text()
     assert table(page) == table(readme)
+
+
+def test_a_term_the_page_links_already_is_not_linked_again(tmp_path):
+    """A lesson README links its terms itself (site/readme_blocks.py); the page must not link a second use."""
+    page = _tree(tmp_path, {"glossary.md": "### pool {#pool}\n<!-- matches: pool -->\n\nThe tools.\n"}) / "glossary.md"
+    text = "The [pool](../glossary.md#pool) is rebuilt, and the pool again.\n"
+    assert glossary.link(text, "../glossary.md", glossary.terms(page)) == text

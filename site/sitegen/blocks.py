@@ -227,21 +227,17 @@ RECORDS = {"suite": ("the whole suite", "python bench/suite.py --json bench/reco
 
 def suite(repo: Path) -> str:
     rows = ["| run | tests | wall | CPU | load average (1 min): start, end, highest | recorded with |", "|---|---|---:|---:|---|---|"]
+    cpus = "?"
     for stem, (what, command) in RECORDS.items():
         path = repo / "bench" / "records" / f"{stem}.json"
         if not path.is_file():
             continue
         run = json.loads(path.read_text(encoding="utf-8"))["runs"][-1]
+        cpus = run.get("cpus", cpus)
         rows.append(f"| {what} | {run['summary']} | {run['wall_s']:.0f} s | {run['cpu_s']:.0f} s | "
                     f"{run['load_start']}, {run['load_end']}, {run['load_max']} | `{command}` |")
-    return ("The last recorded runs on the development machine (" + _cpus(repo) + "); a busier machine is slower, "
-            "not red:\n\n" + "\n".join(rows))
-
-
-def _cpus(repo: Path) -> str:
-    path = repo / "bench" / "records" / "suite.json"
-    run = json.loads(path.read_text(encoding="utf-8"))["runs"][-1] if path.is_file() else {}
-    return f"{run.get('cpus', '?')} CPUs"
+    return (f"The last recorded runs, on the development machine ({cpus} CPUs), with the load beside them; a busier "
+            "machine is slower, not red:\n\n" + "\n".join(rows))
 
 
 # --- putting them in place --------------------------------------------------------------
@@ -293,8 +289,8 @@ def _link_glossary(repo: Path, text: str, readme: Path) -> str:
     held = BLOCK.sub(hold, text)
     href = Path(*[".."] * len(readme.parent.relative_to(repo).parts), GLOSSARY).as_posix()
     terms = glossary.terms(repo / GLOSSARY)
-    done = {t.anchor for t in terms if f"]({href}#{t.anchor})" in held}
-    linked = glossary.link(held, href, [t for t in terms if t.anchor not in done])
+    unlinked = re.sub(rf"\[([^\]]+)\]\({re.escape(href)}#[a-z0-9-]+\)", r"\1", held)  # linked afresh: always the first use
+    linked = glossary.link(unlinked, href, terms)
     return re.sub(r"<!-- block (\d+) -->\n", lambda m: blocks[int(m.group(1))], linked)
 
 

@@ -3,7 +3,11 @@
    shrunk to fit. When that is wider than the column (a phone), it is drawn again, compact:
    narrower participant boxes, smaller margins, text at 13 px wrapped to them, so that it fits
    a 356 px column and needs no sideways scroll (browser_check.py checks it at 390 px); the
-   box still scrolls if a diagram cannot fit even so. A click, or "Open full size", shows the
+   box still scrolls if a diagram cannot fit even so. Compact, a sequence diagram's labels
+   are broken into lines here (compactSource), at spaces and after punctuation, never inside
+   a word: mermaid's own wrapping cuts a word too long for its box with a hyphen ("mode-l"),
+   and a label that already has <br/> in it is one mermaid leaves alone. The source stays on
+   the figure (data-source), for the check. A click, or "Open full size", shows the
    full-size drawing in a dialog over the whole window, with zoom. Works from file://. */
 (function () {
   "use strict";
@@ -19,6 +23,39 @@
     return n ? Math.max(50, Math.min(110, Math.floor((column - 8 - 4 * (n - 1)) / n))) : 56;
   }
 
+  // A label's lines, each at most `px` wide at `font` px: a break only after a space or
+  // after one of _ ( / , = : - [ { (so "before_call(" | "call, tool)"), never inside a
+  // word; a word wider than `px` keeps its line to itself, whole.
+  var BREAK_AFTER = /[^\s_(\/,=:\-\[{]*[\s_(\/,=:\-\[{]*/g;
+  var canvas = null;
+  function lines(label, px, font) {
+    canvas = canvas || document.createElement("canvas").getContext("2d");
+    canvas.font = font + "px " + getComputedStyle(document.body).fontFamily;
+    var out = [];
+    label.split(/<br\s*\/?>/i).forEach(function (part) {
+      var line = "";
+      (part.match(BREAK_AFTER) || []).forEach(function (chunk) {
+        if (!chunk) return;
+        if (line && canvas.measureText((line + chunk).trimEnd()).width > px) { out.push(line.trimEnd()); line = chunk.trimStart(); }
+        else line += chunk;
+      });
+      if (line.trim()) out.push(line.trimEnd());
+    });
+    return out;
+  }
+
+  // A sequence diagram's source with every label broken into lines of at most `px`.
+  var LABELLED = /^(\s*(?:participant|actor)\s+\S+\s+as\s+)(.+)$|^(\s*(?:loop|alt|else|opt|par|and|critical|break)\s+)(.+)$|^(\s*[^:%]+?:)(.+)$/;
+  function compactSource(text, px, font) {
+    if (!/^\s*sequenceDiagram/.test(text)) return text;
+    return text.split("\n").map(function (row) {
+      var m = LABELLED.exec(row);
+      if (!m) return row;
+      var head = m[1] || m[3] || m[5], label = m[2] || m[4] || m[6];
+      return head + lines(label.trim(), px, font).join("<br/>");
+    }).join("\n");
+  }
+
   function config(compact, width) {
     var font = compact ? COMPACT : FONT;
     return {
@@ -28,7 +65,7 @@
       fontFamily: getComputedStyle(document.body).fontFamily,
       fontSize: font,
       sequence: compact
-        ? { useMaxWidth: false, actorFontSize: font, messageFontSize: font, noteFontSize: font - 1, wrap: true,
+        ? { useMaxWidth: false, actorFontSize: font, messageFontSize: font, noteFontSize: font - 1, wrap: false,
             width: width || 56, actorMargin: 4, boxMargin: 4, diagramMarginX: 2, noteMargin: 4, messageMargin: 24, mirrorActors: false }
         : { useMaxWidth: false, actorFontSize: font, messageFontSize: font, noteFontSize: font - 1,
             wrap: true, width: 140, actorMargin: 30, mirrorActors: true },
@@ -97,6 +134,7 @@
     var id = "mcp-diagram-" + (++count);
     var figure = document.createElement("figure");
     figure.className = "mcp-diagram";
+    figure.setAttribute("data-source", text);
     var scroll = document.createElement("div");
     scroll.className = "mcp-diagram__scroll";
     scroll.tabIndex = 0;
@@ -145,7 +183,7 @@
       var w = actorWidth(text, column);
       for (var i = 0; column && naturalWidth(scroll.querySelector("svg")) > column && i < 4; i++) {
         mermaid.initialize(config(true, w));
-        scroll.innerHTML = (await mermaid.render(id + "-compact" + (++tries), text)).svg;
+        scroll.innerHTML = (await mermaid.render(id + "-compact" + (++tries), compactSource(text, w - 8, COMPACT))).svg;
         scroll.setAttribute("data-compact", String(w));
         var next = scroll.querySelector("svg");
         next.setAttribute("width", String(Math.ceil(naturalWidth(next))));

@@ -33,7 +33,7 @@ Serves SITE_DIR on 127.0.0.1 (a free port), and fails, naming page and width, if
   search box: Material's search worker does not start under headless Chromium's virtual
   time.
 
-Screenshots of the home page, the start page and two lesson pages at both widths go to
+Screenshots of the home page, the start page and three lesson pages at both widths go to
 SHOT_DIR; look at them. Needs Debian's chromium (apt-get install -y chromium).
 check_offline.py is the browserless check for CI; this one is for a person, or CI where
 chromium is installed.
@@ -56,7 +56,7 @@ from pathlib import Path
 
 WIDTHS = (1280, 390)
 MIN_DIAGRAM_TEXT_PX = 11
-SHOT_PAGES = ("index.html", "start.html", "lessons/s22.html", "lessons/s26.html")
+SHOT_PAGES = ("index.html", "start.html", "lessons/s22.html", "lessons/s26.html", "lessons/s31.html")
 CHROMIUM = [
     "chromium", "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
     "--no-first-run", "--disable-background-networking", "--disable-component-update",

@@ -398,7 +398,11 @@ def check_mine(solution: Solution, paths: list[Path], show_solution: bool = Fals
             run_solution(yours)
             passed, report = True, f"ok    {solution.key}: your answer passes the exercise's check"
         except Exception as exc:  # noqa: BLE001 (a report: the check's sentence, or what your change broke)
-            passed, report = False, f"FAIL  {solution.key}: {_indent(failure(exc)).lstrip()}"
+            said = failure(exc)
+            for path in paths:  # a file of yours is named as you gave it, not as its temporary copy
+                if path.is_file() and (kind_target := _target(solution, path))[0] == "file":
+                    said = said.replace(str(yours.folder / kind_target[1]), str(path))
+            passed, report = False, f"FAIL  {solution.key}: {_indent(said).lstrip()}"
         lines = [report] + [f"      ({note})" for note in notes]
         if not passed and show_solution and (diff := differences(solution, yours)):
             lines += ["      where yours differs from the solution's:", _indent(diff)]

@@ -274,7 +274,7 @@ def _place(text: str, kind: str, block: str) -> str:
     if kind == "check":
         at = text.index("\n## Exercises\n") + len("\n## Exercises\n")
         rest = re.sub(r"\A\nSolutions are in `exercises/s\d\d/`[^\n]*(?:\n(?!\n)[^\n]*)*\n", "\n", text[at:])
-        return text[:at] + "\n" + block + rest
+        return text[:at] + "\n" + block + "\n" + rest.lstrip("\n")
     raise ValueError(f"no place for a {kind} block")
 
 

@@ -27,9 +27,10 @@
 
   // A label's lines, each at most `px` wide at `font` px: a break only after a space, or
   // inside a word after one of _ / , = : - . ? & or an opening parenthesis that is not its
-  // first character (so "before_call(" | "call, tool)", "mcp__" | "docs__" | "search"),
-  // never inside a run of letters and digits; such a run wider than `px` stays whole.
-  var PIECE = /\S+?(?:[_\/,=:.?&\-]+(?=\S)|\((?=\S)|(?=\s)|$)\s*/g;
+  // first character, each only where a word goes on after it (so "before_call(" |
+  // "call, tool)", "mcp__" | "docs__" | "search", but "..." whole), never inside a run of
+  // letters and digits; such a run wider than `px` stays whole.
+  var PIECE = /\S+?(?:[_\/,=:.?&\-]+(?=[A-Za-z0-9<\[{'"])|\((?=[A-Za-z0-9<\[{'"])|(?=\s)|$)\s*/g;
   var canvas = null;
   function lines(label, px, font) {
     canvas = canvas || document.createElement("canvas").getContext("2d");

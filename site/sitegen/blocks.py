@@ -78,7 +78,7 @@ def quiz_block(repo: Path, name: str, only: int | None = None) -> str:
     for i, q in enumerate(questions, 1):
         if only and i != only:
             continue
-        found = quiz._located(repo, name, q)
+        found = quiz.located(repo, name, q)
         where = "" if found is None else (f", line {found.first}" if found.first == found.last
                                           else f", lines {found.first}-{found.last}")
         named = f"<!-- from: {name}/{q.case}.transcript -->\n" if q.case != "default" else ""

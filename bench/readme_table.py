@@ -1,10 +1,10 @@
-"""The README's performance table, from one bench/run.py run's JSON (default bench/results.json).
+"""bench/README.md's performance table, from one bench/run.py run's JSON (default bench/results.json).
 
     python bench/readme_table.py [bench/results.json]
 
 Prints markdown: what was measured, each contender's figure and ratio (and the client's
 CPU per call where the run measured it), then one line with the machine's cores, the
-load average before and after the run, its rounds and its length. Paste it into README.md's
+load average before and after the run, its rounds and its length. Paste it into bench/README.md's
 "Performance" section; nothing here is measured again.
 """
 

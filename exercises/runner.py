@@ -14,7 +14,11 @@ solution in ``exercises/sNN/N_<slug>/``:
     RUN             the lesson's command line, e.g. ("--scenario", "{here}/scenario.yaml");
                     ``{here}`` is the solution's folder
     solve(env)      code that answers the exercise; without it, ``env.run(*RUN)``
-    check(result)   the exercise's own check: asserts about what ``solve`` returned
+    check(result)   the exercise's own check, written with ``expect.py``'s helpers, so a
+                    wrong answer fails with one sentence: expected ..., found ...
+    HINT            where to look (the module, the function, the API to call), for ``--hint``
+    wrong(result)   optional: a wrong answer made from the right one, for the test that holds
+                    every check to its sentence (without it, the course as it is stands for one)
     SLOW            True when it starts servers (the test id then says ``slow``)
 
 The lesson's own files are never touched. ``patched(solution)`` copies the lesson folder
@@ -34,8 +38,10 @@ brings only one file): one the solution edits (``lessons/s31/settings.json``) or
 brings (its ``scenario.yaml``). A folder is your copy of the course: each file the solution
 edits is read from there. ``--mine`` may be given once per file. A file the solution edits
 that you do not give stays as the course has it; one it brings stays the solution's (a
-scenario that exercises your change, say). It prints ``ok`` or what the check found, and,
-where your file differs from the solution's, the difference.
+scenario that exercises your change, say). It prints ``ok``, or the check's sentence (``expected 2 lines
+starting '  <! ', found 1: ...``) in at most five lines. The solution itself (its words and
+its change as a diff, or where your file differs from it) only with ``--show-solution``;
+``--hint`` prints the exercise's hint.
 
 Not handled: solutions that need a network, a terminal, or the live model.
 """
@@ -60,6 +66,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from expect import show  # exercises/expect.py: the checks' sentences (this folder is on the path, as for the checks)
+
 ROOT = Path(__file__).resolve().parent.parent
 EXERCISES = ROOT / "exercises"
 PACKAGES = ("harness", "mock_servers")  # copied together, so a spawned server runs the patched copy too
@@ -81,6 +89,7 @@ class Solution:
     run: tuple[str, ...]
     slow: bool
     sources: dict[str, str]  # "solve", "check": their source text
+    hint: str = ""
     files: tuple[Path, ...] = field(default=())  # the other files in the folder
     replaced: dict[str, str] = field(default_factory=dict)  # path -> whole text, instead of its edits (--mine)
 
@@ -106,7 +115,7 @@ class Solution:
         sources: dict[str, str] = {}
         for node in tree.body:
             if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-                if node.targets[0].id in ("EDITS", "RUN", "SLOW"):
+                if node.targets[0].id in ("EDITS", "RUN", "SLOW", "HINT"):
                     values[node.targets[0].id] = ast.literal_eval(node.value)
             elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in ("solve", "check"):
                 sources[node.name] = ast.get_source_segment(text, node, padded=True) or ""
@@ -118,7 +127,8 @@ class Solution:
         files = tuple(sorted(p for p in folder.iterdir() if p.is_file() and p.name != "solution.py"
                              and not p.name.endswith(".pyc")))
         return cls(folder.parent.name, int(match.group(1)), folder, ast.get_docstring(tree) or "", edits,
-                   tuple(values.get("RUN", ())), bool(values.get("SLOW", False)), sources, files)
+                   tuple(values.get("RUN", ())), bool(values.get("SLOW", False)), sources,
+                   " ".join(str(values.get("HINT", "")).split()), files)
 
     def patched_text(self, rel: str) -> tuple[str, str]:
         """The file ``rel`` as it is now, and as the solution's edits leave it."""
@@ -177,6 +187,10 @@ class Env:
         self.root = root  # the copy's root: its lessons/sNN, and harness/, mock_servers/ if patched
         self.here = solution.folder
         self.lesson_dir = root / "lessons" / solution.lesson
+
+    def pinned(self, name: str = "default.transcript") -> str:
+        """The lesson's pinned file ``tests/snapshots/<lesson>/<name>``, from the course itself (a --mine run's folder is a copy)."""
+        return (ROOT / "tests" / "snapshots" / self.solution.lesson / name).read_text(encoding="utf-8")
 
     def argv(self, *argv: str) -> list[str]:
         return [a.replace("{here}", str(self.here)) for a in argv]
@@ -335,6 +349,19 @@ def mine(solution: Solution, paths: list[Path]) -> Iterator[tuple[Solution, list
         yield yours, notes
 
 
+def unchanged(solution: Solution) -> list[Path]:
+    """What a learner who changed nothing would give ``--mine``: the course's own files.
+
+    Those the solution edits; or, for an answer that is a scenario alone, the lesson's own
+    ``scenario.yaml``. Empty when the answer is a run and a few words (its ``wrong(result)``
+    then stands for a wrong answer).
+    """
+    paths = [ROOT / rel for rel in solution.edits]
+    if not paths and [f.name for f in solution.files] == ["scenario.yaml"]:
+        paths = [ROOT / "lessons" / solution.lesson / "scenario.yaml"]
+    return paths
+
+
 def differences(solution: Solution, yours: Solution, lines: int = 30) -> str:
     """Where the learner's files differ from the solution's (a unified diff, cut at ``lines``)."""
     pairs = [(rel, solution.patched_text(rel)[1], yours.replaced[rel]) for rel in solution.edits]
@@ -346,22 +373,41 @@ def differences(solution: Solution, yours: Solution, lines: int = 30) -> str:
     return "\n".join(out[:lines] + ([f"... ({len(out) - lines} more lines)"] if len(out) > lines else []))
 
 
-def _failure(exc: BaseException, lines: int = 40) -> str:
-    text = f"{type(exc).__name__}: {exc}".strip().splitlines()
-    return "\n".join(text[:lines] + ([f"... ({len(text) - lines} more lines)"] if len(text) > lines else []))
+MAX_LINES = 5  # a failing check's report, at most
 
 
-def check_mine(solution: Solution, paths: list[Path]) -> tuple[bool, str]:
+def failure(exc: BaseException) -> str:
+    """What a failed check says, in at most ``MAX_LINES`` lines.
+
+    A check's own sentence (an ``expect.Mismatch``, or any ``AssertionError`` with a text)
+    is kept as it is, cut to five lines; anything else means the changed lesson did not run
+    to the check, and that is said in one line, with the error's first line.
+    """
+    text = str(exc).strip()
+    if isinstance(exc, AssertionError) and text:
+        lines = text.splitlines()
+        return "\n".join(lines[:MAX_LINES - 1] + ["..."] if len(lines) > MAX_LINES else lines)
+    first = text.splitlines()[0] if text else "(no message)"
+    return f"expected the changed lesson to run to the check, found {type(exc).__name__}: {show(first)[1:-1]}"
+
+
+def check_mine(solution: Solution, paths: list[Path], show_solution: bool = False) -> tuple[bool, str]:
     """Run ``solution``'s check on the learner's files: (passed, the report to print)."""
     with mine(solution, paths) as (yours, notes):
         try:
             run_solution(yours)
             passed, report = True, f"ok    {solution.key}: your answer passes the exercise's check"
-        except Exception as exc:  # noqa: BLE001 (a report: the check's assertion, or what your change broke)
-            passed, report = False, f"FAIL  {solution.key}: the check says:\n{_indent(_failure(exc))}"
+        except Exception as exc:  # noqa: BLE001 (a report: the check's sentence, or what your change broke)
+            said = failure(exc)
+            for path in paths:  # a file of yours is named as you gave it, not as its temporary copy
+                if path.is_file() and (kind_target := _target(solution, path))[0] == "file":
+                    said = said.replace(str(yours.folder / kind_target[1]), str(path))
+            passed, report = False, f"FAIL  {solution.key}: {_indent(said).lstrip()}"
         lines = [report] + [f"      ({note})" for note in notes]
-        if not passed and (diff := differences(solution, yours)):
+        if not passed and show_solution and (diff := differences(solution, yours)):
             lines += ["      where yours differs from the solution's:", _indent(diff)]
+        elif not passed:
+            lines.append(f"      (--hint: where to look; --show-solution: where yours differs from the solution's)")
     return passed, "\n".join(lines)
 
 
@@ -369,23 +415,48 @@ def _indent(text: str) -> str:
     return "\n".join("      " + line for line in text.splitlines())
 
 
+def hint(solution: Solution) -> str:
+    return f"hint  {solution.key}: {solution.hint or 'none beyond the exercise text in its README'}"
+
+
+def solution_text(solution: Solution) -> str:
+    """The answer in words, then the change as a diff against the current files."""
+    parts = [f"solution  {solution.key} ({solution.folder.relative_to(ROOT)}):", "", solution.doc.strip()]
+    for rel, diff in solution.diffs():
+        parts += ["", diff.rstrip("\n")]
+    parts += ["", f"files it brings: {', '.join(f.name for f in solution.files)}"] if solution.files else []
+    return "\n".join(parts)
+
+
 def main(argv: list[str]) -> int:
-    """python exercises/runner.py [sNN | sNN/N] [--mine PATH]...: run the solutions, or check your own answer."""
+    """python exercises/runner.py [sNN | sNN/N] [--mine PATH]... [--hint] [--show-solution]: run the solutions, or check your own answer."""
     import argparse
 
     parser = argparse.ArgumentParser(prog="python exercises/runner.py", description=main.__doc__)
     parser.add_argument("which", nargs="?", help="a lesson (s31) or one exercise (s31/1); default: every solution")
     parser.add_argument("--mine", type=Path, action="append", metavar="PATH",
                         help="your changed file (or scenario, or your copy of the course), checked instead of the solution's")
+    parser.add_argument("--hint", action="store_true", help="print the exercise's hint (where to look, which API)")
+    parser.add_argument("--show-solution", action="store_true",
+                        help="print the solution (with --mine: where your files differ from it)")
     args = parser.parse_args(argv)
     try:
         found = find(args.which)
-        if args.mine and (len(found) != 1 or "/" not in args.which):
-            raise MineError("--mine goes with one exercise, named as sNN/N (e.g. s31/1)")
+        one = len(found) == 1 and "/" in (args.which or "")
+        for flag, given in (("--mine", args.mine), ("--hint", args.hint), ("--show-solution", args.show_solution)):
+            if given and not one:
+                raise MineError(f"{flag} goes with one exercise, named as sNN/N (e.g. s31/1)")
+        if args.hint:
+            print(hint(found[0]), flush=True)
+            if not args.mine and not args.show_solution:
+                return 0
         if args.mine:
-            passed, report = check_mine(found[0], args.mine)
+            passed, report = check_mine(found[0], args.mine, show_solution=args.show_solution)
             print(report, flush=True)
             return 0 if passed else 1
+        if args.show_solution:
+            print(solution_text(found[0]), flush=True)
+            return 0
     except MineError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -396,7 +467,7 @@ def main(argv: list[str]) -> int:
             line = f"ok    {item.id}"
         except Exception as exc:  # noqa: BLE001 (a report, not a handler)
             failed += 1
-            line = f"FAIL  {item.id}: {type(exc).__name__}: {exc}".splitlines()[0]
+            line = f"FAIL  {item.id}: {failure(exc)}"
         print(line, flush=True)
     return 1 if failed else 0
 

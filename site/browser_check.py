@@ -2,6 +2,8 @@
 
 usage: python site/browser_check.py [SITE_DIR [SHOT_DIR]]
        (defaults: .site-build at the repo root, and /tmp/site-shots)
+       python site/browser_check.py --self-check
+       (the probe on a page made to break a word and scroll sideways: exit 0 if it says so)
 
 Serves SITE_DIR on 127.0.0.1 (a free port), and fails, naming page and width, if:
 
@@ -14,6 +16,8 @@ Serves SITE_DIR on 127.0.0.1 (a free port), and fails, naming page and width, if
   - a line of code, diff, transcript or frames is cut off (a <pre><code> wider than its
     box), with every tab and every folded solution opened first, so none escapes;
   - a diagram's text is under 11 px at its default size (font size times the SVG's scale);
+  - a diagram breaks a word across two lines (mermaid's wrap cuts a word too long for its
+    box with a hyphen, "mode-" then "l"; a hyphen the diagram's source has is fine);
   - a diagram needs a sideways scroll to be read (its box is wider than the column: at
     390 px the column is 356 px, and course.js draws a wide diagram again, compact);
   - a wrapped line of code continues left of where its own text starts (a hanging indent
@@ -29,7 +33,7 @@ Serves SITE_DIR on 127.0.0.1 (a free port), and fails, naming page and width, if
   search box: Material's search worker does not start under headless Chromium's virtual
   time.
 
-Screenshots of the home page, the start page and two lesson pages at both widths go to
+Screenshots of the home page, the start page and three lesson pages at both widths go to
 SHOT_DIR; look at them. Needs Debian's chromium (apt-get install -y chromium).
 check_offline.py is the browserless check for CI; this one is for a person, or CI where
 chromium is installed.
@@ -52,7 +56,7 @@ from pathlib import Path
 
 WIDTHS = (1280, 390)
 MIN_DIAGRAM_TEXT_PX = 11
-SHOT_PAGES = ("index.html", "start.html", "lessons/s22.html", "lessons/s26.html")
+SHOT_PAGES = ("index.html", "start.html", "lessons/s22.html", "lessons/s26.html", "lessons/s31.html")
 CHROMIUM = [
     "chromium", "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
     "--no-first-run", "--disable-background-networking", "--disable-component-update",
@@ -184,6 +188,31 @@ async function viewer(rel, doc, win) {
   win.scrollTo(0, 0);
 }
 
+function brokenWords(rel, doc) {
+  // A diagram's text lines, in order (a <text> of <tspan>s is one line per tspan). Where
+  // one line ends inside a word and the next goes on with it, the word was broken: mermaid's
+  // own wrap cuts a word too long for its box with a hyphen ("mode-" | "l"). A hyphen the
+  // source has there ("needs-" | "auth") is a place to break, not a broken word.
+  for (const [i, figure] of [...doc.querySelectorAll("figure.mcp-diagram")].entries()) {
+    const source = figure.getAttribute("data-source") || "";
+    const lines = [];
+    for (const text of figure.querySelectorAll("svg text")) {
+      const spans = [...text.querySelectorAll("tspan")].filter(s => !s.querySelector("tspan"));
+      for (const part of (spans.length ? spans : [text])) if (part.textContent.trim()) lines.push(part.textContent.trim());
+    }
+    const broken = [];
+    for (let n = 0; n + 1 < lines.length; n++) {
+      const left = lines[n].match(/([A-Za-z0-9]+)(-?)$/), right = lines[n + 1].match(/^[A-Za-z0-9]+/);
+      if (!left || !right) continue;
+      const word = left[1] + right[0], whole = new RegExp("(^|[^A-Za-z0-9])" + word + "($|[^A-Za-z0-9])");
+      if (left[2] ? !source.includes(left[1] + "-" + right[0]) : whole.test(source))
+        broken.push(JSON.stringify(lines[n].slice(-24) + " | " + lines[n + 1].slice(0, 24)));
+    }
+    if (broken.length) say(rel, "diagram " + (i + 1) + " breaks a word across lines: " + broken.slice(0, 3).join(", ")
+                               + (broken.length > 3 ? " and " + (broken.length - 3) + " more" : ""));
+  }
+}
+
 function honestIndent(rel, doc, win) {
   // A wrapped line's continuation starts at or right of the line's first non-blank character.
   let bad = 0;
@@ -234,6 +263,7 @@ async function check(rel) {
     }
     if (min < MIN_PX) say(rel, "diagram " + (i + 1) + ": text " + min.toFixed(1) + " px tall, under " + MIN_PX + " px");
   }
+  brokenWords(rel, doc);
   for (const [i, scroll] of [...doc.querySelectorAll(".mcp-diagram__scroll")].entries())
     if (scroll.scrollWidth > scroll.clientWidth + 1)
       say(rel, "diagram " + (i + 1) + " needs a sideways scroll: " + scroll.scrollWidth + " px in a " + scroll.clientWidth + " px column");
@@ -347,7 +377,42 @@ def screenshots(site: Path, origin: str, shots: Path) -> None:
                 frame.unlink()
 
 
+# A page made to fail: a diagram whose word "model" is cut across two lines as mermaid's
+# wrap cuts it, and a block wider than a phone. --self-check shows the probe finds both.
+_BROKEN_PAGE = """<!doctype html><html data-diagrams="done"><meta charset="utf-8"><body>
+<figure class="mcp-diagram" data-source="sequenceDiagram&#10;    A->>B: ask the model, then needs-auth">
+<div class="mcp-diagram__scroll"><svg viewBox="0 0 220 90" width="220">
+<text x="10" y="20" font-size="14">ask the mode-</text><text x="10" y="40" font-size="14">l, then needs-</text>
+<text x="10" y="60" font-size="14">auth</text></svg></div></figure>
+<div style="width:600px">wider than a phone</div></body></html>"""
+
+
+def self_check() -> int:
+    """The layout probe on a page made to break a word and to scroll sideways: both must be reported."""
+    with tempfile.TemporaryDirectory() as tmp:
+        site = Path(tmp)
+        (site / "broken.html").write_text(_BROKEN_PAGE, encoding="utf-8")
+        handler = functools.partial(QuietHandler, directory=str(site))
+        server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        try:
+            problems = check_layout(site, f"http://127.0.0.1:{server.server_address[1]}", ["broken.html"], 390)
+        finally:
+            server.shutdown()
+    for problem in problems:
+        print(problem)
+    wanted = {"breaks a word": '"ask the mode- | l, then needs-"', "scrolls sideways": "the page scrolls sideways"}
+    missed = [what for what, text in wanted.items() if not any(text in p for p in problems)]
+    extra = [p for p in problems if "needs- | auth" in p]  # a hyphen the source has is not a broken word
+    ok = not missed and not extra
+    print(f"browser_check --self-check: {'ok' if ok else 'FAILED'}: " + (f"not reported: {', '.join(missed)}" if missed else
+          f"reported a hyphen the source has: {extra}" if extra else "the broken word and the sideways scroll are reported"))
+    return 0 if ok else 1
+
+
 def main(argv: list[str]) -> int:
+    if argv == ["--self-check"]:
+        return self_check()
     repo = Path(__file__).resolve().parent.parent
     site = Path(argv[0]) if argv else repo / ".site-build"
     shots = Path(argv[1]) if len(argv) > 1 else Path("/tmp/site-shots")

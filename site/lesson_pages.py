@@ -21,7 +21,7 @@ For every folder lessons/sNN that exists, ``on_files`` adds a page lessons/sNN.m
 5. **Pinned run**: every tests/snapshots/sNN/*.transcript and *.frames, default first.
 
 ``on_config`` builds the nav: Home, Start here, the lessons found, the appendix, the
-glossary. On a lesson page the first use of each glossary term links to its definition
+limits, the glossary. On a lesson page the first use of each glossary term links to its definition
 (sitegen/glossary.py reads the terms from docs/glossary.md). The
 ``<!-- lessons -->`` marker in docs/index.md becomes a table of the lessons found and of
 the ones ``PLANNED`` that have no folder yet, so a new lesson folder shows up in the nav
@@ -140,6 +140,16 @@ def rewrite_links(readme: str, name: str, existing: set[str], own: set[str]) -> 
     return INLINE_LINK.sub(replace, readme)
 
 
+QUIZ_SECTION = re.compile(r"^## Check what you saw\n.*?(?=^## )", re.M | re.S)
+
+
+def for_the_site(readme: str) -> str:
+    """A README as its page includes it: its quiz section left out (the page's own quiz,
+    after the viewer, is the same questions), its glossary links pointed at the site's page."""
+    readme = QUIZ_SECTION.sub("", readme)
+    return readme.replace("](../../site/docs/glossary.md#", "](../glossary.md#")
+
+
 def other_files(name: str) -> list[Path]:
     """The lesson folder's files besides README.md, code.py, scenario.yaml and quiz.yaml (configs, other scenarios)."""
     folder = LESSONS / name
@@ -228,6 +238,7 @@ def lesson_page(name: str, previous: str | None, existing: set[str], found: code
     if readme is None:
         parts += [f"# {name}", note(f"`lessons/{name}/README.md` is not written yet.")]
     else:
+        readme = for_the_site(readme)
         readme = glossary.link(readme, "../glossary.md", glossary.terms(DOCS / "glossary.md"))
         readme = quotes.captioned(readme, name, REPO)
         readme = solutions.with_solutions(readme, name, REPO)
@@ -289,7 +300,7 @@ def on_config(config):
     names = lessons()
     nav = [{"Home": "index.md"}, {"Start here": "start.md"},
            {"Lessons": [{title_of(n): f"lessons/{n}.md"} for n in names]},
-           {"Appendix": [{"Build your own server": "appendix/own-server.md"}, {"Use it on your own setup": "appendix/own-setup.md"}]}, {"Glossary": "glossary.md"}]
+           {"Appendix": [{"Build your own server": "appendix/own-server.md"}, {"Use it on your own setup": "appendix/own-setup.md"}]}, {"Limits": "limits.md"}, {"Glossary": "glossary.md"}]
     config["nav"] = nav
     return config
 

@@ -7,10 +7,14 @@ on small trees of their own.
 from __future__ import annotations
 
 import itertools
+import shutil
+import subprocess
 import sys
 import textwrap
 
+import pytest
 from cases import ROOT
+from limits import scaled
 
 sys.path.insert(0, str(ROOT / "site"))
 from sitegen import glossary  # noqa: E402  (site/ is not a package)
@@ -80,3 +84,20 @@ def test_the_own_setup_page_lists_the_commands_the_readme_lists():
     readme = (ROOT / "README.md").read_text()
     page = (ROOT / "site" / "docs" / "appendix" / "own-setup.md").read_text()
     assert table(page) == table(readme)
+
+
+def test_a_term_the_page_links_already_is_not_linked_again(tmp_path):
+    """A lesson README links its terms itself (site/readme_blocks.py); the page must not link a second use."""
+    page = _tree(tmp_path, {"glossary.md": "### pool {#pool}\n<!-- matches: pool -->\n\nThe tools.\n"}) / "glossary.md"
+    text = "The [pool](../glossary.md#pool) is rebuilt, and the pool again.\n"
+    assert glossary.link(text, "../glossary.md", glossary.terms(page)) == text
+
+
+@pytest.mark.slow  # starts chromium
+@pytest.mark.skipif(shutil.which("chromium") is None, reason="needs Debian's chromium (apt-get install -y chromium)")
+def test_the_browser_check_fails_a_page_that_breaks_a_word_or_scrolls_sideways():
+    """site/browser_check.py --self-check: its layout probe on a page made to fail, at 390 px."""
+    done = subprocess.run([sys.executable, "site/browser_check.py", "--self-check"], cwd=ROOT, capture_output=True,
+                          text=True, timeout=scaled(60))
+    assert done.returncode == 0, f"expected the broken word and the sideways scroll reported, found:\n{done.stdout}{done.stderr}"
+    assert 'breaks a word across lines: "ask the mode- | l, then needs-"' in done.stdout, done.stdout

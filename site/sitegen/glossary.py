@@ -39,8 +39,8 @@ def terms(page: Path) -> list[Term]:
 
 
 def link(markdown: str, href: str, glossary: list[Term]) -> str:
-    """``markdown`` with the first use of each term linked to ``href#anchor``."""
-    todo = list(glossary)
+    """``markdown`` with the first use of each term linked to ``href#anchor`` (a term it links already is left as it is)."""
+    todo = [term for term in glossary if f"]({href}#{term.anchor})" not in markdown]
     out, at = [], 0
     for fence in FENCE.finditer(markdown):
         out.append(_prose(markdown[at:fence.start()], href, todo))

@@ -76,7 +76,8 @@ def load(repo: Path, lesson: str) -> tuple[list[Question], list[str]]:
     return found, problems
 
 
-def _located(repo: Path, lesson: str, q: Question) -> quotes.Found | None:
+def located(repo: Path, lesson: str, q: Question) -> quotes.Found | None:
+    """Where the proof of ``q`` is in its pinned transcript (file and line numbers), or None."""
     quote = quotes.Quote(lesson, 0, q.proof, f"{lesson}/{q.case}.transcript", True)
     return quotes.locate(quote, quotes.files_for(repo, quote))
 
@@ -87,7 +88,7 @@ def problems(repo: Path, lesson: str) -> list[str]:
     for i, q in enumerate(questions, 1):
         if not (repo / "tests" / "snapshots" / lesson / f"{q.case}.transcript").is_file():
             found.append(f"{rel}: question {i}: no pinned case {q.case!r} (tests/snapshots/{lesson}/{q.case}.transcript)")
-        elif _located(repo, lesson, q) is None:
+        elif located(repo, lesson, q) is None:
             first = q.proof.split("\n")[0]
             found.append(f"{rel}: question {i}: proof not in tests/snapshots/{lesson}/{q.case}.transcript: {first!r}")
     return found
@@ -101,7 +102,7 @@ def section(repo: Path, lesson: str) -> str | None:
     parts = ["Questions about the pinned run above. Try each before you unfold it: the answer comes "
              "with the line of the run that proves it."]
     for i, q in enumerate(questions, 1):
-        found = _located(repo, lesson, q)
+        found = located(repo, lesson, q)
         where = "" if found is None else (f", line {found.first}" if found.first == found.last
                                           else f", lines {found.first}-{found.last}")
         proof = (f"The proof, from `tests/snapshots/{lesson}/{q.case}.transcript`{where}:\n{{: .mcp-source }}\n\n"

@@ -1,15 +1,16 @@
 """The one section order of a lesson README (shared/HOUSE_STYLE.md), checked by tests/test_readmes.py.
 
 A README is ``# sNN: title``, an introduction, then exactly these ``##`` sections in this
-order. The site adds the goal box, the quiz, the viewer, the code and the pinned run
-around them; a README holds none of those.
+order. *Check what you saw* is the quiz, a block generated from ``quiz.yaml``
+(sitegen/blocks.py), so a reader off the site has it; the site puts its own quiz after the
+viewer instead, and adds the goal box, the viewer, the code and the pinned run.
 """
 
 from __future__ import annotations
 
 import re
 
-SECTIONS = ("How it works", "What changed", "Try it", "How real runtimes do it", "Exercises", "What's next")
+SECTIONS = ("How it works", "What changed", "Try it", "Check what you saw", "How real runtimes do it", "Exercises", "What's next")
 HEADING = re.compile(r"^(#{1,2}) (.+?)\s*$", re.MULTILINE)
 
 

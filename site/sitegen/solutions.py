@@ -1,7 +1,8 @@
 """Each exercise's solution, folded under the exercise it answers.
 
 A lesson README's ``## Exercises`` section is a numbered list. After item N the page gets
-a folded "Solution" block built from ``exercises/sNN/N_slug/`` (see exercises/runner.py):
+a folded "Hint" (the solution's ``HINT``, as ``runner.py sNN/N --hint`` prints it) and a
+folded "Solution" block built from ``exercises/sNN/N_slug/`` (see exercises/runner.py):
 the answer in words, the change as a diff against the files as they are now, the files
 the solution brings (a scenario), its code, and the check the test suite runs. Nothing
 in the solution is run or imported: ``runner.Solution.read`` parses it.
@@ -80,6 +81,8 @@ def with_solutions(readme: str, lesson: str, repo: Path) -> str:
         number = int(item.group(1))
         if number in solved:
             block = solution_block(solved[number], repo)
+            if solved[number].hint:  # the hint first, folded on its own: where to look, before the answer
+                block = details("tip", "Hint", solved[number].hint) + "\n\n" + block
         else:
             block = f"*No solution for this exercise in `exercises/{lesson}/` yet.*"
         out.append(body + "\n\n" + indent(block) + "\n\n" + section[end_of_item:stop].lstrip("\n"))

@@ -4,6 +4,14 @@ whatever the server definition holds, and `agent_tools` turns every listed tool 
 change to `code.py` or the loop.
 """
 
+from expect import contains, exit_code, first_starting, show, that  # exercises/expect.py: a failed check says what it expected and found
+
+HINT = (
+    'Tools are listed in `mock_servers/catalog.py`: copy how `docs` declares `search` (a `ToolSpec` '
+    'with a name, a description, an input schema and a handler) and return `"\\n".join(_PAGES)` from '
+    'the new handler.'
+)
+
 EDITS = {
     "mock_servers/catalog.py": [(
         '''    def get_version(args: dict[str, Any]) -> str:
@@ -27,7 +35,8 @@ RUN = ("--scenario", "{here}/scenario.yaml")
 
 
 def check(run):
-    assert run.code == 0, run.text
-    tools = next(line for line in run.lines if line.startswith("tools ("))
-    assert tools.startswith("tools (8): ") and "mcp__docs__list_pages" in tools, tools
-    assert "  <- deploy\n     hooks\n     mcp\n     permissions" in run.text, run.text
+    exit_code(run, 0)
+    tools = first_starting(run, "tools (")
+    that(tools.startswith("tools (8): ") and "mcp__docs__list_pages" in tools,
+         "a pool of 8 tools with mcp__docs__list_pages in it", show(tools))
+    contains(run.text, "  <- deploy\n     hooks\n     mcp\n     permissions", "the run")

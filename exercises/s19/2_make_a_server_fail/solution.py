@@ -15,13 +15,21 @@ Both are `<!` lines, both go back to the model as error results, and the run end
 normally (exit code 0).
 """
 
+from expect import contains, equal, exit_code, show, starting, that  # exercises/expect.py: a failed check says what it expected and found
+
+HINT = (
+    'Copy a `tool_calls` entry of `lessons/s19/scenario.yaml` and give the first turn two calls of '
+    "`mcp__deploy__trigger`; the server's check is `_string` in `mock_servers/catalog.py`, the "
+    "schema's is `harness.schemas.checker`."
+)
+
 RUN = ("--scenario", "{here}/scenario.yaml")
 
 
 def check(run):
-    assert run.code == 0, run.text
-    errors = [line for line in run.lines if line.startswith("  <! ")]
-    assert len(errors) == 2, run.text
-    assert "so the call was not sent" in errors[0] and "'moon' is not one of ['staging', 'production']" in errors[0], errors[0]
-    assert errors[1] == "  <! server 'deploy': tool 'trigger': 'service' must be a non-empty string", errors[1]
-    assert run.lines[-1].startswith("assistant> "), run.text
+    exit_code(run, 0)
+    errors = starting(run, "  <! ", 2)
+    contains(errors[0], "so the call was not sent", "the first error line (the schema's refusal)")
+    contains(errors[0], "'moon' is not one of ['staging', 'production']", "the first error line")
+    equal(errors[1], "  <! server 'deploy': tool 'trigger': 'service' must be a non-empty string", "the second error line")
+    that(run.lines[-1].startswith("assistant> "), "the run to end with the model's answer (assistant> ...)", show(run.lines[-1]))

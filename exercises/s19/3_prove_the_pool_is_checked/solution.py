@@ -9,12 +9,20 @@ tools the model was really offered on that turn, so the transcript proves what t
 could see.
 """
 
+from expect import contains, exit_code, none_of, show, that  # exercises/expect.py: a failed check says what it expected and found
+
+HINT = (
+    'Put `name: mcp__jira__search` in a `tool_calls` entry of your scenario; the check that refuses '
+    'it is `ScriptedModel` in `harness/model.py`.'
+)
+
 RUN = ("--scenario", "{here}/scenario.yaml")
 
 
 def check(run):
-    assert run.code == 1, f"expected exit code 1, got {run.code}\n{run.text}"
+    exit_code(run, 1)
     last = run.lines[-1]
-    assert last.startswith("error: ") and "turns[0].tool_calls[0].name: 'mcp__jira__search' is not in this turn's pool" in last, last
-    assert "mcp__deploy__trigger" in last and "read_file" in last, f"the error should list the whole pool: {last}"
-    assert not any(line.startswith("  -> ") for line in run.lines), "nothing should have run"
+    contains(last, "turns[0].tool_calls[0].name: 'mcp__jira__search' is not in this turn's pool", "the last line")
+    that(last.startswith("error: ") and "mcp__deploy__trigger" in last and "read_file" in last,
+         "the error line to list the whole pool", show(last))
+    none_of(run.lines, lambda line: line.startswith("  -> "), "tool call to run (-> lines)")

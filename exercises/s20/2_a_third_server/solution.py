@@ -4,6 +4,13 @@ entries, so its "unknown server" answer and its input schema list `tickets` at o
 and once connected, `mcp__tickets__search` is in the next turn's pool.
 """
 
+from expect import exit_code, has_line  # exercises/expect.py: a failed check says what it expected and found
+
+HINT = (
+    'Add a factory like `docs()` to `mock_servers/catalog.py` and put it in `SERVERS`; in '
+    '`lessons/s20/code.py`, the servers `connect_mcp` may connect are the catalog it is given.'
+)
+
 EDITS = {
     "mock_servers/catalog.py": [(
         '''# --- acme wiki: names that need normalizing ------------------------------------------
@@ -39,7 +46,7 @@ RUN = ("--scenario", "{here}/scenario.yaml")
 
 
 def check(run):
-    assert run.code == 0, run.text
-    assert "  <! unknown server 'jira'; available: deploy, docs, tickets" in run.lines, run.text
-    assert "pool: +mcp__tickets__search" in run.lines, run.text
-    assert "  <- TICKET-7: hooks run twice when 'hooks' is set (open)" in run.lines, run.text
+    exit_code(run, 0)
+    has_line(run, "  <! unknown server 'jira'; available: deploy, docs, tickets")
+    has_line(run, "pool: +mcp__tickets__search")
+    has_line(run, "  <- TICKET-7: hooks run twice when 'hooks' is set (open)")

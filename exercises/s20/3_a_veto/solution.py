@@ -5,6 +5,14 @@ model reads `not allowed here`. Nothing else changes: docs connects next and ans
 a veto costs exactly one server.
 """
 
+from expect import contains, exit_code, first_starting, has_line, that  # exercises/expect.py: a failed check says what it expected and found
+
+HINT = (
+    '`Hub(transcript, accept=hook)` (`harness/hub.py`) calls `hook(clients)` before a server joins, '
+    'with the clients that would then be live; raise `harness.errors.ConfigError("server \'deploy\': '
+    'not allowed here")` from it to refuse.'
+)
+
 EDITS = {
     "lessons/s20/code.py": [(
         '''async def session(run: lesson.Run) -> None:
@@ -28,8 +36,9 @@ RUN = ("--scenario", "{here}/scenario.yaml")
 
 
 def check(run):
-    assert run.code == 0, run.text
-    refused = next(line for line in run.lines if line.startswith("  <! "))
-    assert "server 'deploy': not allowed here" in refused, refused
-    assert any(line.startswith("warning: ") and "deploy" in line for line in run.lines), run.text
-    assert "  <- hooks: Hooks run shell commands before or after a tool call; configure them in settings.json." in run.lines, run.text
+    exit_code(run, 0)
+    refused = first_starting(run, "  <! ")
+    contains(refused, "server 'deploy': not allowed here", "the refusal")
+    that(any(line.startswith("warning: ") and "deploy" in line for line in run.lines),
+         "a warning: line naming deploy", "none")
+    has_line(run, "  <- hooks: Hooks run shell commands before or after a tool call; configure them in settings.json.")

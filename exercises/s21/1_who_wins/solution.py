@@ -6,13 +6,19 @@ still names both servers and both tools (`server 'acme wiki' tool 'page.get' and
 which two collide, and the model can keep using the one that is connected.
 """
 
+from expect import equal, exit_code, first_starting, has_line  # exercises/expect.py: a failed check says what it expected and found
+
+HINT = (
+    "Connect `acme wiki` first, then `acme.wiki`, in your scenario's `connect_mcp` calls; "
+    '`harness.naming.assign` refuses the second, and `connect_tool` reports it.'
+)
+
 RUN = ("--scenario", "{here}/scenario.yaml")
 
 
 def check(run):
-    assert run.code == 0, run.text
-    assert "  <- Connected to 'acme wiki'. Discovered 1 tool: mcp__acme_wiki__page_get" in run.lines, run.text
-    refusal = next(line for line in run.lines if line.startswith("  <! "))
-    assert refusal == ("  <! 'acme.wiki' not connected: 'mcp__acme_wiki__page_get' would name both "
-                       "server 'acme wiki' tool 'page.get' and server 'acme.wiki' tool 'page.get'"), refusal
-    assert "  <- [acme wiki] page 'Home': Welcome to the wiki." in run.lines, run.text
+    exit_code(run, 0)
+    has_line(run, "  <- Connected to 'acme wiki'. Discovered 1 tool: mcp__acme_wiki__page_get")
+    equal(first_starting(run, "  <! "), "  <! 'acme.wiki' not connected: 'mcp__acme_wiki__page_get' would name both "
+          "server 'acme wiki' tool 'page.get' and server 'acme.wiki' tool 'page.get'", "the refusal")
+    has_line(run, "  <- [acme wiki] page 'Home': Welcome to the wiki.")

@@ -7,6 +7,13 @@ tool `server__a`. `NameMap.resolve` looks the name up in the map `assign` built,
 returns `("my__server", "a")`, the pair the name was made from.
 """
 
+from expect import equal  # exercises/expect.py: a failed check says what it expected and found
+
+HINT = (
+    'Call `harness.naming.assign([("a__b", "c"), ("a", "b__c")])` and catch '
+    '`harness.errors.NameCollision`; `assign(...).resolve(name)` maps a name back.'
+)
+
 
 def solve(env):
     from harness import naming
@@ -27,7 +34,11 @@ def solve(env):
 
 
 def check(result):
-    assert result["collision"] == ("'mcp__a__b__c' would name both server 'a__b' tool 'c' "
-                                   "and server 'a' tool 'b__c'"), result["collision"]
-    assert result["resolved"] == ("my__server", "a"), result["resolved"]
-    assert result["split_guess"] == ("my", "server__a"), "splitting on __ guesses the wrong server"
+    equal(result["collision"], "'mcp__a__b__c' would name both server 'a__b' tool 'c' and server 'a' tool 'b__c'",
+          "the collision")
+    equal(result["resolved"], ("my__server", "a"), "the name resolved to (server, tool)")
+    equal(result["split_guess"], ("my", "server__a"), "splitting on '__' to guess (server, tool)")
+
+
+def wrong(result):
+    return {**result, "resolved": result["split_guess"]}  # guessing by splitting instead of resolving

@@ -6,6 +6,13 @@ here with `hashlib` alone and compared with the `warning:` line; the second run 
 same name, because nothing in the hash depends on the run.
 """
 
+from expect import equal, exit_code, has_line, that  # exercises/expect.py: a failed check says what it expected and found
+
+HINT = (
+    'The hashed name is in `harness/naming.py`: the first 55 characters, `_`, then 8 hex digits of '
+    '`hashlib.sha256(f"{server}\\x00{tool}".encode())`.'
+)
+
 TOOL = "list_every_page_title_in_the_documentation_site_sorted_by_recent_edits"
 EDITS = {
     "mock_servers/catalog.py": [(
@@ -29,10 +36,10 @@ def solve(env):
 
 
 def check(result):
-    assert len(result["tool"]) == 70
+    equal(len(result["tool"]), 70, "a tool name of length")
     warning = (f"warning: 'docs' tool '{result['tool']}': name is 81 characters, over 64; "
                f"using '{result['predicted']}'")
     first, second = result["runs"]
-    assert first.code == 0, first.text
-    assert warning in first.lines, f"expected {warning!r} in\n{first.text}"
-    assert first.text == second.text, "two runs must print the same names"
+    exit_code(first, 0)
+    has_line(first, warning)
+    that(first.text == second.text, "two runs to print the same names", "two different transcripts")

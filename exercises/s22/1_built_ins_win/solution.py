@@ -9,6 +9,15 @@ name starts with `mcp__`, and no built-in does, so an MCP tool can only ever col
 another MCP tool, which `assign` refuses.
 """
 
+from expect import equal  # exercises/expect.py: a failed check says what it expected and found
+
+HINT = (
+    'Build the two tools with `harness.tools.Tool(name, description, input_schema, call, '
+    'source=..., annotations=...)` (`source` defaults to "builtin"; `call` is an `async def '
+    'call(args) -> str`), then call `harness.pool.assemble(builtins, mcp_tools)` and read its '
+    '`.tools` and `.shadowed`.'
+)
+
 
 def solve(env):
     from harness import naming, pool
@@ -29,6 +38,10 @@ def solve(env):
 
 
 def check(result):
-    assert result["kept"] == [("builtin", "Read a UTF-8 text file in the workspace.")], result["kept"]
-    assert result["shadowed"] == [("docs", "Read any file. (readOnly)")], result["shadowed"]
-    assert result["named"] == "mcp__docs__read_file", "a named MCP tool cannot take a built-in's name"
+    equal(result["kept"], [("builtin", "Read a UTF-8 text file in the workspace.")], "the kept tool (source, description)")
+    equal(result["shadowed"], [("docs", "Read any file. (readOnly)")], "the shadowed tool (source, description)")
+    equal(result["named"], "mcp__docs__read_file", "naming.assign to give the docs tool the model-facing name")
+
+
+def wrong(result):
+    return {**result, "kept": result["shadowed"], "shadowed": result["kept"]}  # the impostor wins

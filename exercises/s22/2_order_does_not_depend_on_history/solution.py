@@ -5,22 +5,29 @@ the same swap reorders the pool (connection order), so the tool list the model g
 depends on history, and a prompt cache keyed on it would miss.
 """
 
+from expect import equal, exit_code, show, that  # exercises/expect.py: a failed check says what it expected and found
+
+HINT = (
+    'Connect `deploy` before `docs` in your scenario; `harness.pool.assemble` sorts the MCP tools by '
+    'name, so only the connect lines move.'
+)
+
 RUN = ("--scenario", "{here}/scenario.yaml")
 
 
 def solve(env):
-    from pathlib import Path
-
     run = env.run("--scenario", "{here}/scenario.yaml")
-    pinned = (Path(__file__).resolve().parents[3] / "tests" / "snapshots" / "s22" / "default.transcript").read_text(encoding="utf-8")
+    pinned = env.pinned("default.transcript")
     return run, pinned
 
 
 def check(result):
     run, pinned = result
-    assert run.code == 0, run.text
+    exit_code(run, 0)
     mine, theirs = run.lines, pinned.splitlines()
-    assert len(mine) == len(theirs), "same number of lines"
+    equal(len(mine), len(theirs), "as many lines as the pinned run:")
     moved = [(a, b) for a, b in zip(mine, theirs) if a != b]
-    assert moved and all("connect_mcp" in a or "Connected to" in a for a, _ in moved), moved
-    assert sorted(mine) == sorted(theirs), "the same lines, only the connect lines in another order"
+    that(moved, "the connect lines in another order than the pinned run", "a run the same as the pinned one")
+    that(all("connect_mcp" in a or "Connected to" in a for a, _ in moved), "only connect lines to differ",
+         f"{show(moved[0][0])} where the pinned run has {show(moved[0][1])}" if moved else "")
+    that(sorted(mine) == sorted(theirs), "the same lines as the pinned run, in another order", "other lines")

@@ -9,6 +9,14 @@ reconnect that comes back with other tools (s28), or a signed-in server whose st
 each client's tool list too (as `pool.Converted` does, by identity) closes that gap.
 """
 
+from expect import exit_code, that  # exercises/expect.py: a failed check says what it expected and found
+
+HINT = (
+    "In `lessons/s22/code.py`, `pool.cached(turn)` keeps the first turn's pool for good; wrap `turn` "
+    'in a cache of your own keyed on what changes the pool, such as `tuple(sorted(hub.clients))`, the '
+    "connected servers' names."
+)
+
 EDITS = {
     "lessons/s22/code.py": [(
         '''        await run.agent(pool.cached(turn) if run.args.cached else turn)
@@ -34,13 +42,12 @@ RUN = ("--cached",)
 
 
 def solve(env):
-    from pathlib import Path
-
-    pinned = (Path(__file__).resolve().parents[3] / "tests" / "snapshots" / "s22" / "default.transcript").read_text(encoding="utf-8")
+    pinned = env.pinned("default.transcript")
     return env.run("--cached"), pinned
 
 
 def check(result):
     run, pinned = result
-    assert run.code == 0, f"the --cached run should finish now\n{run.text}"
-    assert run.text == pinned, "with a correct cache the run is the default run, byte for byte"
+    exit_code(run, 0)
+    that(run.text == pinned, "the --cached run to be the default run, byte for byte",
+         "a different transcript (compare it with tests/snapshots/s22/default.transcript)")

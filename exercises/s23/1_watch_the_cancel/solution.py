@@ -9,6 +9,15 @@ The check opens the hanging docs server on one connection, with the same tap the
 lesson's `--wire` and `--frames` use, instead of running the whole lesson.
 """
 
+from expect import count, equal, none_of, show, that  # exercises/expect.py: a failed check says what it expected and found
+
+HINT = (
+    'Start `python -m mock_servers.docs --transport stdio --hang-on search` through '
+    '`harness.connection.connect(spec, tap=WireTap(callback), timeouts=Timeouts(call=1))` '
+    '(`harness.spec.ServerSpec`, `harness.wire.WireTap`), call `search`, and read the frames the tap '
+    'saw.'
+)
+
 SLOW = True
 
 
@@ -46,13 +55,18 @@ def solve(env):
 
 def check(result):
     frames, error, state = result
-    calls = [f for f in frames if f["message"].get("method") == "tools/call"]
-    assert len(calls) == 1, calls
+    calls = count([f for f in frames if f["message"].get("method") == "tools/call"], 1, "tools/call frame")
     call_id = calls[0]["message"]["id"]
-    cancels = [f for f in frames if f["message"].get("method") == "notifications/cancelled"]
-    assert len(cancels) == 1 and cancels[0]["direction"] == "send", cancels
-    assert cancels[0]["message"]["params"]["requestId"] == call_id, cancels[0]
-    answers = [f for f in frames if f["direction"] == "recv" and f["message"].get("id") == call_id]
-    assert answers == [], f"a cancelled request gets no answer: {answers}"
-    assert error.startswith("server 'docs': tool 'search': no answer within 1 s (call timeout"), error
-    assert state == "connected", state
+    cancels = count([f for f in frames if f["message"].get("method") == "notifications/cancelled"], 1,
+                    "notifications/cancelled frame")
+    equal(cancels[0]["direction"], "send", "the cancel's direction")
+    equal(cancels[0]["message"]["params"]["requestId"], call_id, "the cancel to name the call's id")
+    none_of(frames, lambda f: f["direction"] == "recv" and f["message"].get("id") == call_id, "answer to the cancelled call")
+    that(error and error.startswith("server 'docs': tool 'search': no answer within 1 s (call timeout"),
+         "the call to fail with 'no answer within 1 s (call timeout ...'", show(error))
+    equal(state, "connected", "the connection's state after the timeout")
+
+
+def wrong(result):
+    frames, error, state = result
+    return [f for f in frames if f["message"].get("method") != "notifications/cancelled"], error, state  # no cancel sent

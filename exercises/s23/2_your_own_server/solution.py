@@ -7,6 +7,14 @@ function does both in one task. Put your own server's command in the spec to try
 (the appendix "Build your own server" writes one).
 """
 
+from expect import equal, show, that  # exercises/expect.py: a failed check says what it expected and found
+
+HINT = (
+    '`harness.connection.connect(ServerSpec("docs", "stdio", command=sys.executable, args=("-m", '
+    '"mock_servers.docs", "--transport", "stdio")))` gives a connection with `.tools`, `await '
+    '.call_tool(name, args)` and `await .aclose()`; run it with `anyio.run`.'
+)
+
 SLOW = True
 
 
@@ -35,5 +43,11 @@ def solve(env):
 
 def check(result):
     names, text, is_error = result
-    assert names == ["search", "get_version"], names
-    assert not is_error and text.startswith("hooks: Hooks run shell commands"), text
+    equal(names, ["search", "get_version"], "the tools")
+    that(not is_error and text.startswith("hooks: Hooks run shell commands"),
+         "a result that starts 'hooks: Hooks run shell commands'", show(text) + (" (an error)" if is_error else ""))
+
+
+def wrong(result):
+    names, text, is_error = result
+    return names, "unknown tool 'search'", True

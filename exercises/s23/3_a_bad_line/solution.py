@@ -5,6 +5,13 @@ the SDK skips it and the next line, the real answer, completes the call: the sea
 succeeds.
 """
 
+from expect import equal, show, that  # exercises/expect.py: a failed check says what it expected and found
+
+HINT = (
+    '`python -m mock_servers.docs --transport stdio --malformed-stdout` prints a line that is not '
+    'JSON-RPC; watch it with `harness.wire.WireTap` passed as `connect(spec, tap=...)`.'
+)
+
 SLOW = True
 
 
@@ -38,5 +45,10 @@ def solve(env):
 def check(result):
     frames, text, is_error = result
     invalid = [m for d, m in frames if "invalid" in m]
-    assert invalid == [{"invalid": "this line is not JSON-RPC"}], invalid
-    assert not is_error and text.startswith("hooks: "), text
+    equal(invalid, [{"invalid": "this line is not JSON-RPC"}], "the tap to show the bad line as")
+    that(not is_error and text.startswith("hooks: "), "the call after it to still answer 'hooks: ...'", show(text))
+
+
+def wrong(result):
+    frames, text, is_error = result
+    return [(d, m) for d, m in frames if "invalid" not in m], text, is_error  # the bad line not seen

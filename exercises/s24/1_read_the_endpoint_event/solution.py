@@ -6,6 +6,13 @@ soon as the server sends it; here Python's `urllib` reads the same lines. Nothin
 arrives until a frame is posted: every answer comes back on this stream.
 """
 
+from expect import equal, show, that  # exercises/expect.py: a failed check says what it expected and found
+
+HINT = (
+    '`mock_servers.launch.serve_http("docs", "sse")` starts the server and gives its URL; read the '
+    'first two non-empty lines of a `urllib.request.urlopen(url)` stream.'
+)
+
 SLOW = True
 
 
@@ -35,6 +42,12 @@ def solve(env):
 
 def check(result):
     url, (event, data) = result
-    assert url.endswith("/sse"), url
-    assert event == "event: endpoint", event
-    assert data.startswith("data: /messages/?session_id=") and len(data) > len("data: /messages/?session_id="), data
+    that(url.endswith("/sse"), "the stream's URL to end in /sse", show(url))
+    equal(event, "event: endpoint", "the first line")
+    that(data.startswith("data: /messages/?session_id=") and len(data) > len("data: /messages/?session_id="),
+         "a second line 'data: /messages/?session_id=<id>'", show(data))
+
+
+def wrong(result):
+    url, (event, data) = result
+    return url, ("event: message", data)

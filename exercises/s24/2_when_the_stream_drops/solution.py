@@ -6,6 +6,13 @@ first `tools/call`; the stream drops, and the harness fails that call at once wi
 the model reads the error naming it.
 """
 
+from expect import equal, show, that  # exercises/expect.py: a failed check says what it expected and found
+
+HINT = (
+    '`serve_http("docs", "sse", "--crash-after", "0")` (`mock_servers.launch`) drops the stream; call '
+    'a tool through `harness.connection.connect` and catch `harness.errors.HarnessError`.'
+)
+
 SLOW = True
 
 
@@ -33,7 +40,12 @@ def solve(env):
 
 
 def check(result):
-    assert result is not None, "the call should fail"
+    that(result is not None, "the call to fail", "a call that succeeded")
     error, state = result
-    assert error.startswith("server 'docs': tool 'search': connection lost"), error
-    assert state == "failed", state
+    that(error.startswith("server 'docs': tool 'search': connection lost"),
+         "the error 'server 'docs': tool 'search': connection lost...'", show(error))
+    equal(state, "failed", "the connection's state")
+
+
+def wrong(result):
+    return None  # the call did not fail

@@ -6,6 +6,14 @@ harness opens `<docs-session-2>` and retries it once, and the model never notice
 Shown here with three searches on one connection.
 """
 
+from expect import count, equal, show, that  # exercises/expect.py: a failed check says what it expected and found
+
+HINT = (
+    '`serve_http("docs", "http", "--forget-sessions-after", "2")` forgets the session after two '
+    'requests; pass a `harness.transcript.Transcript()` to `connect(..., transcript=...)` and read '
+    'its `warning` events.'
+)
+
 SLOW = True
 
 
@@ -37,6 +45,13 @@ def solve(env):
 
 def check(result):
     first, warned1, second, warned2, third, warned3 = result
-    assert first.startswith("hooks: ") and second.startswith("deploy: ") and third.startswith("permissions: "), result
-    assert warned1 == [] and warned2 == [], "the first two calls get no 404"
-    assert len(warned3) == 1 and "HTTP 404" in warned3[0] and "retrying 'search' once" in warned3[0], warned3
+    that(first.startswith("hooks: ") and second.startswith("deploy: ") and third.startswith("permissions: "),
+         "three answers, 'hooks: ', 'deploy: ', 'permissions: '", show((first, second, third)))
+    equal((warned1, warned2), ([], []), "no warning after the first two calls:")
+    warned = count(warned3, 1, "warning after the third call")
+    that("HTTP 404" in warned[0] and "retrying 'search' once" in warned[0],
+         "the warning to name HTTP 404 and 'retrying 'search' once'", show(warned[0]))
+
+
+def wrong(result):
+    return (*result[:5], [])  # the third call got no 404

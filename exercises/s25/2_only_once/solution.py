@@ -12,6 +12,14 @@ retry also keeps the guarantee that matters: the server never ran a request that
 so the call runs at most once.
 """
 
+from expect import equal, show, that  # exercises/expect.py: a failed check says what it expected and found
+
+HINT = (
+    "The retry is `harness/expiry.py`'s; make `mock_servers/serve.py` forget the new session too (its "
+    '`list_tools` handler runs on the re-initialized session, `counters.forget_pending = True`), then '
+    'catch `harness.errors.HarnessError` on the second call.'
+)
+
 EDITS = {
     "mock_servers/serve.py": [(
         '''    async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
@@ -53,5 +61,9 @@ def solve(env):
 
 def check(result):
     first, second = result
-    assert first.startswith("hooks: "), first
-    assert second == "server 'docs': tool 'search': the new session expired too; not retrying again", second
+    that(first.startswith("hooks: "), "the first call to answer 'hooks: ...'", show(first))
+    equal(second, "server 'docs': tool 'search': the new session expired too; not retrying again", "the second call's error")
+
+
+def wrong(result):
+    return result[0], None  # the second call did not fail

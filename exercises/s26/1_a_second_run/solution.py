@@ -12,6 +12,13 @@ signs in again. `identity` only removes differences that do not change the endpo
 letter case in scheme and host, a default port.
 """
 
+from expect import equal, show, that  # exercises/expect.py: a failed check says what it expected and found
+
+HINT = (
+    "`harness.auth.TokenStore(folder, server, url).path.name` is the file a server's tokens go to; "
+    'try it for the URLs of the exercise.'
+)
+
 
 def solve(env):
     import tempfile
@@ -31,8 +38,13 @@ def solve(env):
 
 
 def check(result):
-    assert result["same"] == result["again"] and result["same"].startswith("docs-"), result
-    assert result["other_port"] != result["same"], "another port is another endpoint: another file"
+    that(result["same"] == result["again"] and result["same"].startswith("docs-"),
+         "one URL to name the same 'docs-...' file twice", show((result["same"], result["again"])))
+    that(result["other_port"] != result["same"], "another port to name another file", "the same file")
     upper, plain_http, https = result["spelled_differently"]
-    assert upper == https, "HTTPS://Example.COM:443 is https://example.com: letter case and a default port are not identity"
-    assert plain_http != https, "http and https are two endpoints"
+    equal(upper, https, "HTTPS://Example.COM:443 to name the file of https://example.com:")
+    that(plain_http != https, "http and https to name two files", "one file")
+
+
+def wrong(result):
+    return {**result, "other_port": result["same"]}  # one file for every port

@@ -8,6 +8,13 @@ refresh token on each call. Half the lifetime keeps a short-lived token useful f
 its life; 300 s still applies to long-lived ones (3,600 s: refreshed at 300 s left).
 """
 
+from expect import equal  # exercises/expect.py: a failed check says what it expected and found
+
+HINT = (
+    '`harness.auth.refresh_margin(lifetime)` is how long before expiry a token is refreshed; '
+    '`harness.auth.REFRESH_MARGIN` is the flat margin it replaces.'
+)
+
 
 def solve(env):
     from harness.auth import REFRESH_MARGIN, refresh_margin
@@ -17,6 +24,11 @@ def solve(env):
 
 def check(result):
     margins, flat = result
-    assert flat == 300
-    assert margins[60] == 30, margins
-    assert margins[600] == 300 and margins[3600] == 300, margins
+    equal(flat, 300, "the flat margin (s)")
+    equal(margins[60], 30, "a 60 s token's margin (s)")
+    equal((margins[600], margins[3600]), (300, 300), "the margins of 600 s and 3600 s tokens (s)")
+
+
+def wrong(result):
+    margins, flat = result
+    return {lifetime: flat for lifetime in margins}, flat  # the flat margin for every lifetime

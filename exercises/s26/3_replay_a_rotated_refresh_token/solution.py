@@ -10,6 +10,14 @@ token (and with it the access tokens of that grant).
 shows it; here the same steps run against the course's authorization server, in process.
 """
 
+from expect import contains, equal  # exercises/expect.py: a failed check says what it expected and found
+
+HINT = (
+    '`mock_servers.oauth_server.AuthorizationServer(...).app()` runs in process with '
+    '`httpx2.AsyncClient(transport=httpx2.ASGITransport(app=...))`; `server.verify(token, resource)` '
+    'raises `OAuthError` for a revoked token.'
+)
+
 
 def solve(env):
     import anyio
@@ -45,6 +53,10 @@ def solve(env):
 
 def check(result):
     status, body, second_alive = result
-    assert status == 400 and body["error"] == "invalid_grant", (status, body)
-    assert "revoked" in body["error_description"], body
-    assert second_alive is False, "the second run's tokens must be revoked too"
+    equal((status, body.get("error")), (400, "invalid_grant"), "the replayed refresh to get (status, error)")
+    contains(body.get("error_description", ""), "revoked", "the error description")
+    equal(second_alive, False, "the second run's tokens to be still valid:")
+
+
+def wrong(result):
+    return 200, {"access_token": "..."}, True  # the replay accepted

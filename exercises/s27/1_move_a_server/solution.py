@@ -6,6 +6,13 @@ own local override for this project beats both; the project's `--slow-start 1` i
 used.
 """
 
+from expect import equal, show, that  # exercises/expect.py: a failed check says what it expected and found
+
+HINT = (
+    'Add a `docs` entry to `lessons/s27/config/mcp.json` (the project scope) with other args than the '
+    'local one; `harness.config.load(paths)` keeps one entry per name, from the scope that wins.'
+)
+
 EDITS = {
     "lessons/s27/config/mcp.json": [(
         '''  "mcpServers": {
@@ -33,5 +40,11 @@ def solve(env):
 
 def check(servers):
     scope, args = servers["docs"]
-    assert scope == "local", servers["docs"]
-    assert "--noisy-stderr" in args and "--slow-start" not in args, args
+    equal(scope, "local", "docs's scope")
+    that("--noisy-stderr" in args and "--slow-start" not in args,
+         "the local entry's args (--noisy-stderr, no --slow-start)", show(args))
+
+
+def wrong(servers):
+    scope, args = servers["docs"]
+    return {**servers, "docs": ("project", (*args[:4], "--slow-start", "1"))}  # the project's entry taken to win

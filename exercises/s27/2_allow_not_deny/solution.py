@@ -6,6 +6,13 @@ is left to start. An allow list is the safer default for an enterprise: a server
 adds later is blocked until it is named.
 """
 
+from expect import equal, show, that  # exercises/expect.py: a failed check says what it expected and found
+
+HINT = (
+    'In `lessons/s27/config/managed-settings.json`, replace `deniedMcpServers` with an '
+    '`allowedMcpServers` list (`[{"serverName": "docs"}]`): every server not on it is blocked.'
+)
+
 EDITS = {
     "lessons/s27/config/managed-settings.json": [(
         '''  "deniedMcpServers": [
@@ -29,8 +36,9 @@ def solve(env):
 
 
 def check(servers):
-    assert servers["docs"][0] == "pending", servers
+    equal(servers["docs"][0], "pending", "docs's state")
     for name in ("deploy", "metrics", "shell"):
         state, reason = servers[name]
-        assert state == "blocked" and "allowedMcpServers" in reason, (name, state, reason)
-    assert servers["wiki"] == ("failed", "server 'wiki': field 'command': required"), servers["wiki"]
+        that(state == "blocked" and "allowedMcpServers" in reason, f"{name} blocked by allowedMcpServers",
+             f"{state}: {show(reason)}")
+    equal(servers["wiki"], ("failed", "server 'wiki': field 'command': required"), "wiki's (state, reason)")

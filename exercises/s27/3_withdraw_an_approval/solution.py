@@ -5,6 +5,13 @@ deploy` answers that it is blocked. Opening a cloned repository must never start
 programs; that is why an approval is per project and per server.
 """
 
+from expect import equal, show, that  # exercises/expect.py: a failed check says what it expected and found
+
+HINT = (
+    "The approvals of `.mcp.json` servers are the `enabledMcpjsonServers` list in the project's entry "
+    'of `lessons/s27/config/claude.json`.'
+)
+
 EDITS = {
     "lessons/s27/config/claude.json": [(
         '''"enabledMcpjsonServers": ["deploy", "wiki", "shell"]''',
@@ -26,6 +33,6 @@ def solve(env):
 
 def check(servers):
     state, reason = servers["deploy"]
-    assert state == "blocked", servers["deploy"]
-    assert "enabledMcpjsonServers" in reason or "approve" in reason, reason
-    assert servers["docs"][0] == "pending"
+    equal(state, "blocked", "deploy's state")
+    that("enabledMcpjsonServers" in reason or "approve" in reason, "the reason to say how to approve it", show(reason))
+    equal(servers["docs"][0], "pending", "docs's state")

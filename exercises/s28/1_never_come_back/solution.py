@@ -7,6 +7,13 @@ model refuses the call it was scripted to make, and the run stops with exit code
 live model would just not see the tool.)
 """
 
+from expect import contains, exit_code, line_at, none_of  # exercises/expect.py: a failed check says what it expected and found
+
+HINT = (
+    '`Stack(...)` in `lessons/s28/code.py` takes `without={"reconnect"}` to leave its reconnect part '
+    'out (every connection then gets `reconnect=never`).'
+)
+
 EDITS = {
     "lessons/s28/code.py": [(
         'Stack(servers, run.transcript, upto("s28"), environ=environ, tap=tap)',
@@ -21,9 +28,9 @@ SLOW = True
 
 
 def check(run):
-    assert run.code == 1, f"expected exit code 1\n{run.text}"
+    exit_code(run, 1)
     crash = "state: deploy: connected -> failed: connection lost: the server exited with code 3"
-    assert crash in run.lines, run.text
-    after = run.lines[run.lines.index(crash) + 1:]
-    assert not any(line.startswith(("state: deploy: failed -> pending", "state: deploy: pending -> connected")) for line in after), run.text
-    assert "turns[2].tool_calls[0].name: 'mcp__deploy__trigger' is not in this turn's pool" in run.lines[-1], run.lines[-1]
+    after = run.lines[line_at(run, crash) + 1:]
+    none_of(after, lambda line: line.startswith(("state: deploy: failed -> pending", "state: deploy: pending -> connected")),
+            "reconnect of deploy after its crash")
+    contains(run.lines[-1], "turns[2].tool_calls[0].name: 'mcp__deploy__trigger' is not in this turn's pool", "the last line")

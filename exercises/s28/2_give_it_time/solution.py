@@ -11,6 +11,13 @@ connectors, search taking much longer than the others, and looks at the order in
 the hub reports them connected.
 """
 
+from expect import equal  # exercises/expect.py: a failed check says what it expected and found
+
+HINT = (
+    'A server\'s own connect timeout is `"timeouts": {"connect": 40}` in its entry of '
+    '`lessons/s28/cline_mcp_settings.json`; `harness.config.load` reads it into `.timeouts.connect`.'
+)
+
 EDITS = {
     "lessons/s28/cline_mcp_settings.json": [(
         '"timeouts": {"connect": 1}',
@@ -55,5 +62,5 @@ def solve(env):
 
 def check(result):
     timeout, connected = result
-    assert timeout == 40, timeout
-    assert connected == ["docs", "deploy", "search"], connected
+    equal(timeout, 40, "search's connect timeout (s)")
+    equal(connected, ["docs", "deploy", "search"], "the servers connected, in order:")

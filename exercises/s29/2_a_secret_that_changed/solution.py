@@ -7,6 +7,13 @@ started with; the next time docs starts (a restart, a reconnect), `config.expand
 the environment of that moment.
 """
 
+from expect import equal  # exercises/expect.py: a failed check says what it expected and found
+
+HINT = (
+    '`harness.reload.diff(before, after).summary()` compares two `harness.config.load(...)` readings; '
+    '`harness.config.expand(spec, environ)` is where `${VAR}` is read.'
+)
+
 
 def solve(env):
     import json
@@ -34,6 +41,11 @@ def solve(env):
 
 def check(result):
     added, value_only, expanded = result
-    assert added == "restart docs", added
-    assert value_only == "unchanged docs", value_only
-    assert expanded == ["one", "two"], "the value is read when the server starts"
+    equal(added, "restart docs", "adding an env entry to be")
+    equal(value_only, "unchanged docs", "a changed variable's value (the file the same) to be")
+    equal(expanded, ["one", "two"], "the value read when the server starts:")
+
+
+def wrong(result):
+    added, value_only, expanded = result
+    return added, "restart docs", expanded  # thinking the reload sees the variable change

@@ -5,6 +5,13 @@ spacing never reach it. Only a change to what the server is started with (comman
 env, cwd, url, headers, transport, disabled) restarts it.
 """
 
+from expect import equal  # exercises/expect.py: a failed check says what it expected and found
+
+HINT = (
+    'Load both spellings with `harness.config.load` and compare them with '
+    '`harness.reload.diff(before, after)` and `harness.reload.fingerprint(server)`.'
+)
+
 
 def solve(env):
     import tempfile
@@ -34,5 +41,9 @@ def solve(env):
 
 def check(result):
     anything, summary, same = result
-    assert anything is False and summary == "unchanged docs", summary
-    assert same
+    equal((anything, summary), (False, "unchanged docs"), "(a change to apply, its summary)")
+    equal(same, True, "the two spellings to have one fingerprint:")
+
+
+def wrong(result):
+    return True, "restart docs", False  # a reformatted file taken for a change

@@ -11,6 +11,13 @@ The check expands the prompt on a real connection to the handbook server, as the
 does after the edit.
 """
 
+from expect import show, that  # exercises/expect.py: a failed check says what it expected and found
+
+HINT = (
+    '`resources.expand(client, "summarize", {"title": ...})` in `lessons/s30/code.py` expands the '
+    "prompt the user picks; the handbook's pages are in `mock_servers/handbook.py`."
+)
+
 EDITS = {
     "lessons/s30/code.py": [(
         'await resources.expand(stack.hub.clients["handbook"], "summarize", {"title": "onboarding"})',
@@ -49,6 +56,7 @@ def solve(env):
 
 def check(result):
     (onboarding, style), code = result
-    assert '{"title": "style"}' in code
-    assert "# Onboarding" in onboarding and "# Onboarding" not in style, style
-    assert "style" in style.lower() and style != onboarding, style
+    that('{"title": "style"}' in code, 'lessons/s30/code.py to expand summarize with {"title": "style"}', "no such call in it")
+    that("# Onboarding" in onboarding and "# Onboarding" not in style, "the style prompt without the onboarding page",
+         show(style))
+    that("style" in style.lower() and style != onboarding, "the style prompt to be about style", show(style))

@@ -7,6 +7,13 @@ together, and knows what the server said *before* the model answered (a log mess
 user needs to see, "disk almost full", must not wait until the end).
 """
 
+from expect import exit_code, line_at, that  # exercises/expect.py: a failed check says what it expected and found
+
+HINT = (
+    "`resources.show_logs(hub, transcript)` prints the servers' log messages; `harness/stack.py` "
+    "calls it when the stack starts. Call it yourself in `lessons/s30/code.py` after the agent's run."
+)
+
 EDITS = {
     "harness/stack.py": [(
         """        resources.show_logs(built.hub, built.transcript)  # what servers said between calls, before this turn
@@ -27,8 +34,8 @@ SLOW = True
 
 
 def check(run):
-    assert run.code == 0, run.text
+    exit_code(run, 0)
     rebuilt = "log: handbook (info): index rebuilt: 3 pages"
-    assert rebuilt in run.lines, run.text
+    at = line_at(run, rebuilt)
     last_answer = max(i for i, line in enumerate(run.lines) if line.startswith("assistant> "))
-    assert run.lines.index(rebuilt) > last_answer, "the log now comes after the final answer"
+    that(at > last_answer, "the log line after the final answer", f"it at line {at + 1}, before the answer at line {last_answer + 1}")

@@ -8,6 +8,14 @@ capability was declared), leaves the model with a stale pool while the server al
 offers another tool. The harness trusts the notification, not the declaration.
 """
 
+from expect import show, that  # exercises/expect.py: a failed check says what it expected and found
+
+HINT = (
+    '`NotificationOptions(tools_changed=...)` in `mock_servers/serve.py` is what the server declares; '
+    'the connection\'s `.capabilities["tools"]` shows it, and `.tools` after '
+    '`call_tool("publish_page", ...)` what the client refetched.'
+)
+
 EDITS = {
     "mock_servers/serve.py": [(
         "changes = NotificationOptions(tools_changed=definition.more_tools is not None,",
@@ -44,5 +52,6 @@ def solve(env):
 
 def check(result):
     declared, before, after = result
-    assert declared.get("listChanged") is not True, declared
-    assert "archive_page" not in before and "archive_page" in after, (before, after)
+    that(declared.get("listChanged") is not True, "a server that does not declare tools.listChanged", show(declared))
+    that("archive_page" not in before and "archive_page" in after, "archive_page to appear after publish_page",
+         f"before {show(before)}, after {show(after)}")

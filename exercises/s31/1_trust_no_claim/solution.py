@@ -9,6 +9,14 @@ Rules come before annotations: deny, then ask, then allow, then "always" and aut
 and only then the server's claims.
 """
 
+from expect import equal, that  # exercises/expect.py: a failed check says what it expected and found
+
+HINT = (
+    '`harness.permissions.Rules.read(path, name)` reads `settings.json`; '
+    '`Permissions(rules).decide(tool)` gives a `verdict` and a `reason`. A server-wide rule names the '
+    'server, `mcp__notes`.'
+)
+
 EDITS = {
     "lessons/s31/settings.json": [(
         '''    "ask": ["mcp__notes__tidy"],
@@ -41,5 +49,6 @@ def solve(env):
 
 def check(result):
     without, protected, reason = result
-    assert without["tidy"] == "allow" and reason == "read-only, as the server says", (without, reason)
-    assert set(protected.values()) == {"ask"}, protected
+    that(without["tidy"] == "allow" and reason == "read-only, as the server says",
+         "tidy, once its ask rule is gone, allowed because the server says it is read-only", f"{without['tidy']!r} ({reason})")
+    equal(sorted(set(protected.values())), ["ask"], "with one server-wide rule, every notes tool's verdict in")

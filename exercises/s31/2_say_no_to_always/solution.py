@@ -6,14 +6,21 @@ declined mcp__notes__add_note (not marked read-only)`, and the note is not writt
 run goes on: a denial is a result, not an end.
 """
 
+from expect import equal, exit_code, line_at, starting  # exercises/expect.py: a failed check says what it expected and found
+
+HINT = (
+    'Copy `lessons/s31/scenario.yaml`; its `answers:` list is what the scripted user says to each '
+    '`??` question (`yes`, `no`, `always`), in order.'
+)
+
 RUN = ("--scenario", "{here}/scenario.yaml")
 SLOW = True
 
 
 def check(run):
-    assert run.code == 0, run.text
-    asked = [line for line in run.lines if line.startswith("  ?? ")]
-    assert len(asked) == 4, asked
-    assert [line.rsplit(" ", 1)[-1] for line in asked] == ["yes", "no", "no", "no"], asked
-    third = [i for i, line in enumerate(run.lines) if line == '  -> mcp__notes__add_note {"text": "retro on Monday"}'][0]
-    assert run.lines[third + 2] == "  <! permission denied: the user declined mcp__notes__add_note (not marked read-only)", run.lines[third:third + 3]
+    exit_code(run, 0)
+    asked = starting(run, "  ?? ", 4)
+    equal([line.rsplit(" ", 1)[-1] for line in asked], ["yes", "no", "no", "no"], "the answers to the four questions")
+    third = line_at(run, '  -> mcp__notes__add_note {"text": "retro on Monday"}')
+    equal(run.lines[third + 2], "  <! permission denied: the user declined mcp__notes__add_note (not marked read-only)",
+          "the third add_note's result")

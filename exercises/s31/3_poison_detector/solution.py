@@ -6,6 +6,13 @@ hide the problem from the user, who is the one to decide (a rule), and would mak
 harness guess which text is "safe".
 """
 
+from expect import contains, count, show, that  # exercises/expect.py: a failed check says what it expected and found
+
+HINT = (
+    "Put a zero-width space (`\\u200b`) in a tool's description in `mock_servers/catalog.py`; "
+    '`harness.permissions.Screen().check(clients)` returns its warnings.'
+)
+
 EDITS = {
     "mock_servers/catalog.py": [(
         '''ToolDef("search", "Search the team documentation by keyword.",''',
@@ -29,7 +36,8 @@ def solve(env):
 
 def check(result):
     warnings, description = result
-    assert len(warnings) == 1, warnings
-    assert warnings[0].startswith("server 'docs': tool 'search': a hidden character U+200B (ZERO WIDTH SPACE)"), warnings[0]
-    assert "passed on unchanged" in warnings[0]
-    assert "\u200b" in description, "the model gets the description unchanged"
+    warning = count(warnings, 1, "warning")[0]
+    that(warning.startswith("server 'docs': tool 'search': a hidden character U+200B (ZERO WIDTH SPACE)"),
+         "a warning naming 'a hidden character U+200B (ZERO WIDTH SPACE)'", show(warning))
+    contains(warning, "passed on unchanged", "the warning")
+    that("\u200b" in description, "the model to get the description unchanged", show(description))

@@ -6,6 +6,13 @@ are saved because a `tool_result` cannot hold them, whatever the cap. The number
 shifts too: the archive is now `003-media-links.zip`.
 """
 
+from expect import equal, exit_code, has_line, line_at, none_of, show, that  # exercises/expect.py: a failed check says what it expected and found
+
+HINT = (
+    'The cap is `"maxOutputTokens"` in `lessons/s32/cline_mcp_settings.json`; `harness/output.py` '
+    'applies it.'
+)
+
 EDITS = {
     "lessons/s32/cline_mcp_settings.json": [(
         '"maxOutputTokens": 300',
@@ -17,11 +24,11 @@ SLOW = True
 
 
 def check(run):
-    assert run.code == 0, run.text
+    exit_code(run, 0)
     lines = run.lines_without("  ok ")  # where the permissions' decision lines are kept, they come between a call and its result
-    assert "     0400 deploy web to staging: ok in 4 s" in lines, "all 400 lines reach the model"
-    assert not any("[cut:" in line for line in lines), run.text
-    listing = lines.index('  -> list_dir {"path": ".mcp-output"}')
-    files = [line.strip() for line in lines[listing + 1:listing + 4]]
-    assert files == ["<- 001-media-fake_chart.bin", "002-media-voice.wav", "003-media-links.zip"], files
-    assert lines[listing + 4].startswith("assistant> "), lines[listing:listing + 5]
+    has_line(lines, "     0400 deploy web to staging: ok in 4 s", "(all 400 lines reach the model)")
+    none_of(lines, lambda line: "[cut:" in line, "[cut: ...] line")
+    listing = line_at(lines, '  -> list_dir {"path": ".mcp-output"}')
+    equal([line.strip() for line in lines[listing + 1:listing + 4]],
+          ["<- 001-media-fake_chart.bin", "002-media-voice.wav", "003-media-links.zip"], "the spilled files")
+    that(lines[listing + 4].startswith("assistant> "), "the model's answer after the listing", show(lines[listing + 4]))

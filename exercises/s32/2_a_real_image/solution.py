@@ -6,6 +6,13 @@ chart's text still reaches the model. (Its 8 MB of base64 fit in one frame: the 
 limit is 16 MiB.) The files after it are numbered one higher.
 """
 
+from expect import equal, exit_code, line_at, none_of  # exercises/expect.py: a failed check says what it expected and found
+
+HINT = (
+    "The chart's image block is in `mock_servers/catalog.py` (`PNG_1X1`); make its data a real PNG "
+    'over 5 MB (`base64`), and `harness/output.py` saves it to a file.'
+)
+
 EDITS = {
     "mock_servers/catalog.py": [(
         '''                            {"type": "image", "mimeType": "image/png", "data": PNG_1X1}]}
@@ -24,10 +31,10 @@ SLOW = True
 
 
 def check(run):
-    assert run.code == 0, run.text
+    exit_code(run, 0)
     lines = run.lines_without("  ok ")  # where the permissions' decision lines are kept, they come between a call and its result
-    chart = lines.index("  -> mcp__media__chart {}")
-    assert lines[chart + 1] == "  <- Deploys per week, last 4 weeks.", lines[chart + 1]
-    assert lines[chart + 2] == ("     [image (image/png, too large), application/octet-stream, 6291456 bytes: "
-                                "saved to .mcp-output/001-media-chart.bin]"), lines[chart + 2]
-    assert not any("sent to the model]" in line for line in run.lines), "no image block is sent"
+    chart = line_at(lines, "  -> mcp__media__chart {}")
+    equal(lines[chart + 1], "  <- Deploys per week, last 4 weeks.", "the chart's first line")
+    equal(lines[chart + 2], "     [image (image/png, too large), application/octet-stream, 6291456 bytes: "
+          "saved to .mcp-output/001-media-chart.bin]", "the chart's image line")
+    none_of(run.lines, lambda line: "sent to the model]" in line, "image block sent to the model")

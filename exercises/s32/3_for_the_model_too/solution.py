@@ -5,6 +5,13 @@ a server says who a block is for; the harness keeps a user-only block out of the
 context (and shows it to the user), and sends everything else.
 """
 
+from expect import equal, exit_code, line_at, none_of  # exercises/expect.py: a failed check says what it expected and found
+
+HINT = (
+    'A block\'s `annotations.audience` in `mock_servers/catalog.py` says who it is for; `["user", '
+    '"assistant"]` is both.'
+)
+
 EDITS = {
     "mock_servers/catalog.py": [(
         '''{"type": "text", "text": "raw log: web-7 OOM at 03:12", "annotations": {"audience": ["user"], "priority": 0.2}},''',
@@ -16,8 +23,9 @@ SLOW = True
 
 
 def check(run):
-    assert run.code == 0, run.text
-    assert not any(line.startswith("note: for the user only") for line in run.lines), run.text
+    exit_code(run, 0)
+    none_of(run.lines, lambda line: line.startswith("note: for the user only"), "'note: for the user only' line")
     lines = run.lines_without("  ok ")  # where the permissions' decision lines are kept, they come between a call and its result
-    triage = lines.index("  -> mcp__media__triage {}")
-    assert lines[triage + 1:triage + 3] == ["  <- 3 deploys need attention.", "     raw log: web-7 OOM at 03:12"], lines[triage:triage + 3]
+    triage = line_at(lines, "  -> mcp__media__triage {}")
+    equal(lines[triage + 1:triage + 3], ["  <- 3 deploys need attention.", "     raw log: web-7 OOM at 03:12"],
+          "triage's result")

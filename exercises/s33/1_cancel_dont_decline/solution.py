@@ -9,6 +9,13 @@ the server may ask again later, or fall back to a default. Neither is an error: 
 answers, and the tool's result tells the model which one it got.
 """
 
+from expect import equal, exit_code, has_line, line_at  # exercises/expect.py: a failed check says what it expected and found
+
+HINT = (
+    "The scripted user's answers to forms are the `answers:` of `lessons/s33/scenario.yaml`: "
+    '`decline`, `cancel`, or `form: {...}`.'
+)
+
 EDITS = {
     "lessons/s33/scenario.yaml": [(
         "  - decline\n",
@@ -20,8 +27,8 @@ SLOW = True
 
 
 def check(run):
-    assert run.code == 0, run.text
-    printer = run.lines.index('  -> mcp__desk__file_ticket {"summary": "Printer jam"}')
-    assert run.lines[printer + 3] == "     scripted answered: cancel", run.lines[printer:printer + 5]
-    assert run.lines[printer + 4] == "  <- not filed: the user chose cancel", run.lines[printer:printer + 5]
-    assert "  <- ticket T-1 filed for team web, priority normal, notify true" in run.lines, "the first ticket is filed as before"
+    exit_code(run, 0)
+    printer = line_at(run, '  -> mcp__desk__file_ticket {"summary": "Printer jam"}')
+    equal(run.lines[printer + 3:printer + 5], ["     scripted answered: cancel", "  <- not filed: the user chose cancel"],
+          "the printer ticket's answer and result")
+    has_line(run, "  <- ticket T-1 filed for team web, priority normal, notify true", "(the first ticket, filed as before)")

@@ -9,16 +9,21 @@ through. The scenario here asks four times, with a `yes` and a sample for each; 
 fourth pair of answers is left unused, because nobody is asked.
 """
 
+from expect import equal, exit_code, line_at, starting  # exercises/expect.py: a failed check says what it expected and found
+
+HINT = (
+    'Copy `lessons/s33/scenario.yaml` and call `mcp__desk__suggest_title` four times; the sampling '
+    'limit per server is in `harness/elicit.py`.'
+)
+
 RUN = ("--scenario", "{here}/scenario.yaml")
 SLOW = True
 
 
 def check(run):
-    assert run.code == 0, run.text
-    asked = [line for line in run.lines if line.startswith("  ?? desk asks: sampling:")]
-    assert len(asked) == 3, asked
-    titles = [line for line in run.lines if line.startswith("  <- suggested title: ")]
-    assert len(titles) == 3, titles
-    fourth = run.lines.index("assistant> And a fourth.")
-    assert run.lines[fourth + 2] == ("  <! server 'desk': tool 'suggest_title': protocol error -1: "
-                                     "server 'desk' has used its 3 sampling requests for this run"), run.lines[fourth:fourth + 3]
+    exit_code(run, 0)
+    starting(run, "  ?? desk asks: sampling:", 3)
+    starting(run, "  <- suggested title: ", 3)
+    fourth = line_at(run, "assistant> And a fourth.")
+    equal(run.lines[fourth + 2], "  <! server 'desk': tool 'suggest_title': protocol error -1: "
+          "server 'desk' has used its 3 sampling requests for this run", "the fourth call's result")

@@ -9,6 +9,13 @@ give what was asked. A decline is an answer the server understands, and says why
 transcript.
 """
 
+from expect import equal, exit_code, line_at, none_of  # exercises/expect.py: a failed check says what it expected and found
+
+HINT = (
+    'The form answer is `form: {team: web}` in `lessons/s33/scenario.yaml`; leave `team` out (give '
+    "only `priority`) and the form's schema refuses it."
+)
+
 EDITS = {
     "lessons/s33/scenario.yaml": [(
         "  - form: {team: web}\n",
@@ -20,8 +27,8 @@ SLOW = True
 
 
 def check(run):
-    assert run.code == 0, run.text
-    login = run.lines.index('  -> mcp__desk__file_ticket {"summary": "Login fails"}')
-    assert run.lines[login + 3] == "     scripted answered: decline (missing required team)", run.lines[login:login + 5]
-    assert run.lines[login + 4] == "  <- not filed: the user chose decline", run.lines[login:login + 5]
-    assert not any(line.startswith("  <- ticket T-1 filed") for line in run.lines), "no ticket is filed without a team"
+    exit_code(run, 0)
+    login = line_at(run, '  -> mcp__desk__file_ticket {"summary": "Login fails"}')
+    equal(run.lines[login + 3:login + 5], ["     scripted answered: decline (missing required team)",
+                                           "  <- not filed: the user chose decline"], "the login ticket's answer and result")
+    none_of(run.lines, lambda line: line.startswith("  <- ticket T-1 filed"), "ticket filed without a team")

@@ -9,6 +9,13 @@ Pinning is for a server you know; `auto` is for one you do not. A pinned era tha
 wrong fails at once and says why, instead of costing a probe on every connect.
 """
 
+from expect import exit_code, first_starting, has_line, line_at, show, that  # exercises/expect.py: a failed check says what it expected and found
+
+HINT = (
+    'A server\'s era is pinned with `"protocol": "2026-07-28"` (or `"2025-11-25"`) in its entry of '
+    '`lessons/s34/mixed.json`; `harness/era.py` reads it.'
+)
+
 EDITS = {
     "lessons/s34/mixed.json": [(
         '"--era", "2025-11-25"]}',
@@ -20,9 +27,10 @@ SLOW = True
 
 
 def check(run):
-    assert run.code == 0, run.text
-    part3 = run.lines.index("note: part 3, mixed.json: nothing pinned: docs speaks only 2026-07-28, the handbook only 2025-11-25, "
-                            "the desk both")
-    failed = [line for line in run.lines[part3:] if line.startswith("state: handbook: pending -> failed: ")]
-    assert failed and failed[0].startswith("state: handbook: pending -> failed: server 'handbook': server/discover: error -32601: Method not found"), failed
-    assert "note: eras: desk 2026-07-28, docs 2026-07-28, handbook failed" in run.lines[part3:], run.lines[part3:part3 + 12]
+    exit_code(run, 0)
+    part3 = line_at(run, "note: part 3, mixed.json: nothing pinned: docs speaks only 2026-07-28, the handbook only 2025-11-25, "
+                         "the desk both")
+    failed = first_starting(run.lines[part3:], "state: handbook: pending -> failed: ")
+    that(failed.startswith("state: handbook: pending -> failed: server 'handbook': server/discover: error -32601: Method not found"),
+         "handbook to fail at server/discover with -32601 Method not found", show(failed))
+    has_line(run.lines[part3:], "note: eras: desk 2026-07-28, docs 2026-07-28, handbook failed", "in part 3")

@@ -8,6 +8,13 @@ near miss like "2026" could mean either date).
 The scenario here makes no docs call in part 3.
 """
 
+from expect import exit_code, has_line, line_at  # exercises/expect.py: a failed check says what it expected and found
+
+HINT = (
+    'Give docs `"protocol": "2026"` in `lessons/s34/mixed.json`; the config reader checks the field '
+    '(`harness/config/`).'
+)
+
 EDITS = {
     "lessons/s34/mixed.json": [(
         '"docs": {"type": "http", "url": "${DOCS_URL}"}',
@@ -19,9 +26,9 @@ SLOW = True
 
 
 def check(run):
-    assert run.code == 0, run.text
-    part3 = run.lines.index("note: part 3, mixed.json: nothing pinned: docs speaks only 2026-07-28, the handbook only 2025-11-25, "
-                            "the desk both")
-    said = "state: docs: new -> failed: server 'docs': field 'protocol': expected \"2026-07-28\", \"2025-11-25\" or \"auto\", not '2026'"
-    assert said in run.lines[part3:], [line for line in run.lines[part3:] if line.startswith("state: docs")]
-    assert "note: eras: desk 2026-07-28, docs failed, handbook 2025-11-25" in run.lines[part3:], run.lines[part3:part3 + 12]
+    exit_code(run, 0)
+    part3 = line_at(run, "note: part 3, mixed.json: nothing pinned: docs speaks only 2026-07-28, the handbook only 2025-11-25, "
+                         "the desk both")
+    has_line(run.lines[part3:], "state: docs: new -> failed: server 'docs': field 'protocol': expected \"2026-07-28\", "
+             "\"2025-11-25\" or \"auto\", not '2026'", "in part 3")
+    has_line(run.lines[part3:], "note: eras: desk 2026-07-28, docs failed, handbook 2025-11-25", "in part 3")

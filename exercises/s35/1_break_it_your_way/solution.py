@@ -13,6 +13,13 @@ import os
 import sys
 from unittest.mock import patch
 
+from expect import contains, exit_code, has_line, none_of, starting  # exercises/expect.py: a failed check says what it expected and found
+
+HINT = (
+    'Write a config file with a server whose `command` does not exist (say `no-such-mcp-server`) '
+    'beside docs, and run `python lessons/s35/code.py --config YOUR_FILE`.'
+)
+
 SLOW = True
 
 
@@ -22,8 +29,13 @@ def solve(env):
 
 
 def check(run):
-    assert run.code == 0, run.text
-    ghost = [line for line in run.lines if line.startswith("note: ghost (file, stdio): failed: ")]
-    assert len(ghost) == 1 and "no-such-mcp-server" in ghost[0], ghost
-    assert "           - docs: 2 tools, 2 read-only; called get_version: ok" in run.lines, run.text
-    assert not any("ghost" in line for line in run.lines if line.startswith("           - ")), "the summary names only servers the model saw"
+    exit_code(run, 0)
+    ghost = starting(run, "note: ghost (file, stdio): failed: ", 1)
+    contains(ghost[0], "no-such-mcp-server", "the ghost server's line")
+    has_line(run, "           - docs: 2 tools, 2 read-only; called get_version: ok")
+    none_of(run.lines, lambda line: line.startswith("           - ") and "ghost" in line, "summary line naming ghost")
+
+
+def wrong(run):
+    from runner import Run  # a survey in which the broken server was never named
+    return Run(run.code, "\n".join(line for line in run.lines if "ghost" not in line), run.frames)

@@ -8,6 +8,13 @@ Claude Code users write the same rule in `.claude/settings.json` (`permissions.d
 `permissions.Rules.read` reads that file, as s31 does.
 """
 
+from expect import exit_code, has_line, none_of, show, that  # exercises/expect.py: a failed check says what it expected and found
+
+HINT = (
+    '`permissions.Rules(deny=("mcp__notes__add_note",))` given as `rules=` where '
+    '`lessons/s35/code.py` builds its `Permissions`; a denied tool is not offered at all.'
+)
+
 EDITS = {
     "lessons/s35/code.py": [(
         "Permissions(prompter=permissions.Asking(Ask.terminal_or_nobody(script))),",
@@ -19,7 +26,8 @@ SLOW = True
 
 
 def check(run):
-    assert run.code == 1, run.text
-    assert "note: mcp__notes__add_note is not offered: deny rule mcp__notes__add_note" in run.lines, run.text
-    assert run.lines[-1].startswith("error: ") and "'mcp__notes__add_note' is not in this turn's pool" in run.lines[-1], run.lines[-1]
-    assert not any(line.startswith("  ?? mcp__notes__add_note") for line in run.lines), "a denied tool is never asked about"
+    exit_code(run, 1)
+    has_line(run, "note: mcp__notes__add_note is not offered: deny rule mcp__notes__add_note")
+    that(run.lines[-1].startswith("error: ") and "'mcp__notes__add_note' is not in this turn's pool" in run.lines[-1],
+         "the run to stop at the call of a tool not in the pool", show(run.lines[-1]))
+    none_of(run.lines, lambda line: line.startswith("  ?? mcp__notes__add_note"), "question about the denied tool")

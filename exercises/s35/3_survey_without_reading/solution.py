@@ -13,6 +13,13 @@ import os
 import sys
 from unittest.mock import patch
 
+from expect import exit_code, has_line, none_of, show, that  # exercises/expect.py: a failed check says what it expected and found
+
+HINT = (
+    'Write a config with only the `desk` server (`python -m mock_servers.desk`) and run `python '
+    'lessons/s35/code.py --config YOUR_FILE`: the survey calls only tools marked read-only.'
+)
+
 SLOW = True
 
 
@@ -22,8 +29,16 @@ def solve(env):
 
 
 def check(run):
-    assert run.code == 0, run.text
-    assert "           - desk: 5 tools, 0 read-only; nothing called (no tool is marked read-only)" in run.lines, run.text
-    assert not any(line.startswith("  -> mcp__desk__") for line in run.lines), "the survey calls nothing that is not read-only"
-    asked = next(line for line in run.lines if "Not called, not marked read-only" in line)
-    assert "mcp__desk__file_ticket" in asked and "mcp__desk__workspace" in asked, asked
+    exit_code(run, 0)
+    has_line(run, "           - desk: 5 tools, 0 read-only; nothing called (no tool is marked read-only)")
+    none_of(run.lines, lambda line: line.startswith("  -> mcp__desk__"), "call of a desk tool")
+    answers = [line for line in run.lines if "Not called, not marked read-only" in line]
+    that(answers, "an answer that says 'Not called, not marked read-only'", "none")
+    asked = answers[0]
+    that("mcp__desk__file_ticket" in asked and "mcp__desk__workspace" in asked,
+         "the answer to name the tools not called (file_ticket, workspace)", show(asked))
+
+
+def wrong(run):
+    from runner import Run  # a survey that called a tool not marked read-only
+    return Run(run.code, run.text + '\n  -> mcp__desk__file_ticket {"summary": "survey"}', run.frames)

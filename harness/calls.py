@@ -10,6 +10,8 @@ the session its ``harness.sessions.SessionOwner`` keeps, and judges what comes b
     listing(session)          tools/list, every page, within the list timeout and
                               ``Limits.pages`` pages, a cursor sent twice refused; then the
                               caps (``harness.guard.trimmed``) and each mechanism's on_listed
+    send(method, target, ...) a resources/read or prompts/get through the mechanisms' around_send
+                              chain (a server may ask for input on it too), under the call timeout
     request(what, ...)        any other request under a named timeout, its errors in one line
     fetched(session, ...)     a cacheable request through the mechanisms' around_request chain
 
@@ -53,8 +55,16 @@ def _needs_tasks(tool: Mapping[str, JSON]) -> bool:
 
 
 async def _sent(call: Call, **more: Any) -> Any:
-    """The innermost send: one tools/call request (s33's rounds add ``input_responses`` and the like)."""
+    """The innermost send: one request (s33's rounds add ``input_responses`` and the like)."""
+    if call.method == "resources/read":
+        return await call.session.read_resource(call.tool, **more)
+    if call.method == "prompts/get":
+        return await call.session.get_prompt(call.tool, call.arguments, **more)
     return await call.session.call_tool(call.tool, call.arguments, progress_callback=call.progressed, **more)
+
+
+async def _no_progress(progress: float, total: float | None, message: str | None) -> None:
+    """Reads and prompts report no progress."""
 
 
 class CallPath:
@@ -78,11 +88,38 @@ class CallPath:
         except TimeoutError:
             raise ToolError(f"server '{owner.name}': {what}: no answer within {limit:g} s ({owner.timeouts.explain(name)})") from None
         except MCPError as exc:
-            ours = bool(owner.context and owner.context.server_sent_closed_code(exc.message))  # the server's -32000, not "closed"
-            if exc.code == types.CONNECTION_CLOSED and not ours:  # the session ended: say why, if known
-                fault = owner.context.fault if owner.context else None
-                raise ToolError(f"server '{owner.name}': {what}: {fault or 'connection lost'}") from None
-            raise ToolError(f"server '{owner.name}': {what}: error {exc.code}: {printable(exc.message, 200)}") from None
+            raise self._refused(what, exc) from None
+
+    async def send(self, method: str, target: str, arguments: dict[str, JSON], what: str) -> Any:
+        """``method`` (``resources/read`` of URI ``target``, or ``prompts/get`` of prompt ``target``) through the
+        mechanisms' around_send chain, so input-required rounds answer it as they answer a call; under the call
+        timeout, which each round starts again. The SDK's result, or ``ToolError`` naming ``what``."""
+        owner = self._owner
+        session = owner.live(None)
+        limit = owner.timeouts.call
+        deadline = Deadline(limit)
+        try:
+            try:
+                return await self._send(Call(session, target, arguments, f"server '{owner.name}': {what}", _no_progress,
+                                             deadline, method=method))
+            finally:
+                deadline.close()
+        except CancelledError:
+            if not deadline.expired():
+                raise  # cancelled from outside: not ours to turn into an error
+            raise ToolError(f"server '{owner.name}': {what}: no answer within {limit:g} s ({owner.timeouts.explain('call')})") from None
+        except MCPError as exc:
+            raise self._refused(what, exc) from None
+        except UnsendableFrame as exc:
+            raise ToolError(f"server '{owner.name}': {what}: {exc}") from None
+
+    def _refused(self, what: str, exc: MCPError) -> ToolError:
+        owner = self._owner
+        ours = bool(owner.context and owner.context.server_sent_closed_code(exc.message))  # the server's -32000, not "closed"
+        if exc.code == types.CONNECTION_CLOSED and not ours:  # the session ended: say why, if known
+            fault = owner.context.fault if owner.context else None
+            return ToolError(f"server '{owner.name}': {what}: {fault or 'connection lost'}")
+        return ToolError(f"server '{owner.name}': {what}: error {exc.code}: {printable(exc.message, 200)}")
 
     async def list_tools(self) -> list[dict[str, JSON]]:
         """``tools/list`` on the current session, every page; ``ToolError`` naming the bound it went past."""

@@ -183,6 +183,8 @@ class Host(Protocol):
 
     async def request(self, what: str, request: Awaitable[Any], limit: float, name: str) -> Any: ...
 
+    async def send(self, method: str, target: str, arguments: dict[str, Any], what: str) -> Any: ...  # read/prompt, rounds too
+
     async def fetched(self, session: ClientSession, method: str, key: str, request: Request) -> Any: ...
 
     def hear_via(self, session: ClientSession, source: str) -> None: ...  # notifications come on ``source``, not the session

@@ -155,6 +155,9 @@ class MCPConnection:
     async def request(self, what: str, request: Awaitable[Any], limit: float, name: str) -> Any:
         return await self.calls.request(what, request, limit, name)
 
+    async def send(self, method: str, target: str, arguments: dict[str, Any], what: str) -> Any:
+        return await self.calls.send(method, target, arguments, what)
+
     async def fetched(self, session: ClientSession, method: str, key: str, request: Request) -> Any:
         """One cacheable request: ``request()``, unless a mechanism's ``around_request`` answers it."""
         return await self.calls.fetched(session, method, key, request)

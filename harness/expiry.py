@@ -46,7 +46,7 @@ class SessionExpiry(Mechanism):
             return await proceed(call)
         except MCPError:
             watch = self._conn.context.watch if self._conn.context else None
-            if watch is not None and watch.expired:
+            if call.method == "tools/call" and watch is not None and watch.expired:  # a read fails as it is: not retried
                 raise Expired() from None
             raise
 

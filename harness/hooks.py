@@ -16,7 +16,8 @@ hooks the first mechanism is the outermost::
     alongside(session)            runs beside each live session, cancelled at its end   resources, modern
     on_notification(message)      each server notification, in the SDK's callback       resources, cache
     around_call(tool, args, go)   each call, outside its timeout                        lifecycle, expiry, resources, tool filter
-    around_send(call, go)         the tools/call request(s), inside the timeout         expiry, elicit, modern
+    around_send(call, go)         the request(s) of a call, a read or a prompt, inside  expiry, elicit, modern
+                                  its timeout (``Call.method`` says which)
     around_request(s, m, k, go)   a cacheable list or read request                      cache
 
 A hook is here when several mechanisms need it. A mechanism with a need of its own wraps
@@ -51,7 +52,11 @@ JSON = Any  # a value as JSON carries it: a tool's arguments, a listing's entry
 
 @dataclass
 class Call:
-    """One tools/call on its way: what ``around_send`` hooks see. ``restart()`` starts the call timeout again."""
+    """One request on its way that a server may answer by asking for input: what ``around_send`` hooks see.
+
+    ``method`` is ``tools/call`` (``tool`` the tool's name), ``resources/read`` (``tool`` the URI) or
+    ``prompts/get`` (``tool`` the prompt's name). ``restart()`` starts the call timeout again.
+    """
 
     session: ClientSession
     tool: str
@@ -59,13 +64,14 @@ class Call:
     where: str  # "server 'docs': tool 'search'", for messages
     progressed: Callable[[float, float | None, str | None], Awaitable[None]]
     deadline: Deadline  # the call timeout (harness.deadline)
+    method: str = "tools/call"
 
     def restart(self) -> None:
         self.deadline.restart()
 
 
 Proceed = Callable[[], Awaitable["ToolResult"]]
-# (call, **more call_tool arguments) -> the SDK's CallToolResult, or its InputRequiredResult
+# (call, **more arguments of the SDK's request) -> its result (CallToolResult, ...), or an InputRequiredResult
 Send = Callable[..., Awaitable[Any]]
 CallTool = Callable[[str, dict[str, JSON]], Awaitable["ToolResult"]]
 Request = Callable[[], Awaitable[Any]]  # sends one cacheable request: the SDK's result object

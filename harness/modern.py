@@ -136,7 +136,7 @@ class Modern(Mechanism):
         try:
             return await proceed(call)
         except MCPError as exc:
-            if not _needs_tasks(exc):
+            if call.method != "tools/call" or not _needs_tasks(exc):
                 raise
             self._task_only.add(call.tool)
             with contextlib.suppress(Exception):  # the next listing leaves it out (listed); a failed one keeps the old list

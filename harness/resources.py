@@ -139,14 +139,15 @@ class Offering(Mechanism):
         """``resources/read``: the contents as MCP sends them (``text`` or ``blob``, with ``uri`` and ``mimeType``)."""
         conn = self._conn
         session = conn.live(None)
-        read = conn.fetched(session, "resources/read", uri, lambda: session.read_resource(uri))  # s34: the cache may answer it
-        result = await conn.request(f"resources/read {uri}", read, conn.timeouts.call, "call")
+        what = f"resources/read {uri}"
+        # The cache may answer it (s34); a server may ask for input first (s33's rounds, through the send chain).
+        result = await conn.fetched(session, "resources/read", uri, lambda: conn.send("resources/read", uri, {}, what))
         return [c.model_dump(by_alias=True, mode="json", exclude_none=True) for c in result.contents]
 
     async def get_prompt(self, name: str, arguments: dict[str, str]) -> dict[str, Any]:
         """``prompts/get``: ``{description, messages}``, each message ``{role, content}`` as MCP sends it."""
         conn = self._conn
-        result = await conn.request(f"prompts/get {name}", conn.live(None).get_prompt(name, arguments), conn.timeouts.call, "call")
+        result = await conn.send("prompts/get", name, dict(arguments), f"prompts/get {name}")
         return result.model_dump(by_alias=True, mode="json", exclude_none=True, include={"description", "messages"})
 
     def drain_logs(self) -> list[dict[str, Any]]:
@@ -323,7 +324,11 @@ def tools(hub: Hub) -> list[Tool]:
 
 async def expand(client: Offers, name: str, arguments: Mapping[str, str]) -> str:
     """A prompt's messages as the text of one user message (each message's role named when there are several)."""
-    prompt = await client.get_prompt(name, dict(arguments))
+    return as_text(await client.get_prompt(name, dict(arguments)))
+
+
+def as_text(prompt: Mapping[str, Any]) -> str:
+    """What ``expand`` makes of a prompt already fetched (``get_prompt``'s answer)."""
     parts = []
     messages = prompt.get("messages", [])
     for message in messages:

@@ -46,6 +46,9 @@ SDK leaves them out of a handshake-era one:
                               (default: none set, which the SDK sends as ``ttlMs: 0``, do not reuse)
     --cache-scope SCOPE       ``cacheScope`` with them: ``private`` (the default: this client only)
                               or ``public`` (any client may be served it)
+    --ask-first               2026-07-28: ``resources/read`` and ``prompts/get`` first answer with an
+                              input-required result, a form asking who reads; answered, the page or
+                              prompt comes back, for that reader
 
 Resources, templates, prompts, completion and log messages are served for a catalog
 server that defines them (handbook, s30), with listChanged declared when its lists can
@@ -90,6 +93,7 @@ class Options:
     era: str | None = None  # "2026-07-28": that era only; None: both
     cache_ttl: int | None = None  # ttlMs on the cacheable answers; None: the SDK's default (0)
     cache_scope: str = "private"
+    ask_first: bool = False  # reads and prompts answer input-required first (2026-07-28)
 
 
 MODERN = "2026-07-28"
@@ -194,6 +198,7 @@ def parse(argv: list[str], name: str | None = None) -> tuple[str, Options]:
     parser.add_argument("--era", choices=(MODERN, HANDSHAKE), help="speak only this protocol era (default: both)")
     parser.add_argument("--cache-ttl", type=_whole(0), metavar="MS", help="ttlMs on every list and resources/read answer")
     parser.add_argument("--cache-scope", choices=("private", "public"), default="private", help="cacheScope with --cache-ttl")
+    parser.add_argument("--ask-first", action="store_true", help="2026-07-28: reads and prompts ask who reads, first")
     ns = parser.parse_args(argv)
     if ns.malformed_stdout and ns.transport != "stdio":
         parser.error("--malformed-stdout needs --transport stdio (sse/http print only the READY line)")
@@ -260,9 +265,9 @@ def build_server(definition: ServerDef, options: Options, counters: Counters) ->
         # 2026-07-28: a client that wants to hear of list changes listens (subscriptions/listen).
         handlers["on_subscriptions_listen"] = counters.listening()
     if definition.resources is not None:
-        handlers.update(_resource_handlers(definition, counters))
+        handlers.update(_resource_handlers(definition, counters, options.ask_first))
     if definition.prompts:
-        handlers.update(_prompt_handlers(definition))
+        handlers.update(_prompt_handlers(definition, options.ask_first))
     # Logging is deprecated as of protocol 2026-07-28 (SEP-2577) and still widely served: serve it quietly.
     warnings.filterwarnings("ignore", message="The logging capability is deprecated")
     hints = {}
@@ -364,7 +369,20 @@ async def _tell(ctx: Any, definition: ServerDef, counters: Counters) -> None:
             await ctx.session.send_prompt_list_changed()
 
 
-def _resource_handlers(definition: ServerDef, counters: Counters) -> dict[str, Any]:
+def _reader(params: Any, what: str) -> Any:
+    """--ask-first: an input-required result asking who reads ``what``, or the reader the client answered with."""
+    import mcp_types as types
+
+    answer = (params.input_responses or {}).get("reader")
+    if answer is None:
+        form = {"type": "object", "properties": {"reader": {"type": "string", "description": "your name"}}, "required": ["reader"]}
+        return types.InputRequiredResult(input_requests={"reader": types.ElicitRequest(params=types.ElicitRequestFormParams(
+            message=f"Who is reading {what}?", requested_schema=form))}, request_state="ask-first")
+    content = answer.content if getattr(answer, "action", "") == "accept" else None
+    return str((content or {}).get("reader") or "nobody")
+
+
+def _resource_handlers(definition: ServerDef, counters: Counters, ask_first: bool = False) -> dict[str, Any]:
     import mcp_types as types
     from mcp.shared.exceptions import MCPError
 
@@ -376,7 +394,12 @@ def _resource_handlers(definition: ServerDef, counters: Counters) -> dict[str, A
     async def list_templates(ctx: Any, params: Any) -> types.ListResourceTemplatesResult:
         return types.ListResourceTemplatesResult(resource_templates=[types.ResourceTemplate.model_validate(t) for t in definition.templates])
 
-    async def read_resource(ctx: Any, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
+    async def read_resource(ctx: Any, params: types.ReadResourceRequestParams) -> Any:
+        reader = None
+        if ask_first:
+            reader = _reader(params, str(params.uri))
+            if not isinstance(reader, str):
+                return reader
         try:
             text = definition.read(str(params.uri))  # type: ignore[misc]
         except ValueError as exc:  # the spec's "resource not found": its code depends on the era
@@ -385,6 +408,8 @@ def _resource_handlers(definition: ServerDef, counters: Counters) -> dict[str, A
             # 2026-07-28 retired -32002 (SEP-2164): an unknown URI is invalid params there, the URI in the data.
             code = types.INVALID_PARAMS if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS else RESOURCE_NOT_FOUND
             raise MCPError(code=code, message=str(exc), data={"uri": str(params.uri)}) from None
+        if reader is not None:
+            text += f"\n\n(read for {reader})"
         return types.ReadResourceResult(contents=[types.TextResourceContents(uri=str(params.uri), mime_type="text/markdown", text=text)])
 
     async def complete(ctx: Any, params: types.CompleteRequestParams) -> types.CompleteResult:
@@ -399,14 +424,19 @@ def _resource_handlers(definition: ServerDef, counters: Counters) -> dict[str, A
             "on_read_resource": read_resource, "on_completion": complete, "on_set_logging_level": set_level}
 
 
-def _prompt_handlers(definition: ServerDef) -> dict[str, Any]:
+def _prompt_handlers(definition: ServerDef, ask_first: bool = False) -> dict[str, Any]:
     import mcp_types as types
     from mcp.shared.exceptions import MCPError
 
     async def list_prompts(ctx: Any, params: Any) -> types.ListPromptsResult:
         return types.ListPromptsResult(prompts=[types.Prompt.model_validate(p.listing()) for p in definition.prompts])
 
-    async def get_prompt(ctx: Any, params: types.GetPromptRequestParams) -> types.GetPromptResult:
+    async def get_prompt(ctx: Any, params: types.GetPromptRequestParams) -> Any:
+        reader = None
+        if ask_first:
+            reader = _reader(params, f"the prompt '{params.name}'")
+            if not isinstance(reader, str):
+                return reader
         prompt = definition.prompt(params.name)
         if prompt is None:
             raise MCPError(code=types.INVALID_PARAMS, message=f"unknown prompt '{params.name}'")
@@ -418,6 +448,8 @@ def _prompt_handlers(definition: ServerDef) -> dict[str, Any]:
             messages = prompt.render(arguments)
         except ValueError as exc:
             raise MCPError(code=types.INVALID_PARAMS, message=str(exc)) from None
+        if reader is not None:
+            messages = [*messages, ("user", f"(for {reader})")]
         return types.GetPromptResult(description=prompt.description, messages=[
             types.PromptMessage(role=role, content=types.TextContent(text=text)) for role, text in messages])
 

@@ -63,7 +63,7 @@ async def offers(hub: Hub, args: argparse.Namespace, arguments: dict[str, Any], 
     client = offering[found[0]["server"]]  # prompt_rows lists only servers that offer
     try:
         expanded = await client.get_prompt(name, arguments)
-        text = await resources.expand(client, name, arguments)
+        text = resources.as_text(expanded)  # one prompts/get: a server that asks for input is asked once
     except ToolError as exc:
         raise HarnessError(str(exc)) from None
     return show({"server": found[0]["server"], "name": name, **expanded, "text": text}, text)

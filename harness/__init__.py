@@ -8,6 +8,7 @@ Modules follow lesson order; an earlier module never imports a later one.
     redact        s19  secrets out of every output, always (session ids, tokens, URLs, variables)
     echo          s19  the one escaper: server-given text printable, on one line, cut
     nesting       s19  JSON from outside read with a nesting limit (config files, arguments)
+    jsonvalue     all  the types of a JSON value, for annotations: JSON, JSONObject, JSONMapping
     tools         s19  Tool values; built-in file tools confined to a workspace
     transcript    s19  events as data and as text; normalization only with --deterministic
     model         s19  scripted model (scenario.yaml) and live model (anthropic)

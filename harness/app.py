@@ -90,18 +90,26 @@ import json
 import os
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
 from harness import config, echo, naming, nesting, redact, schemas, sdklog, signals, terminal
 from harness.cli_types import Parser, existing_folder, positive
 from harness.errors import ConfigError, HarnessError, ToolError, UsageError
 from harness.hub import Change, Hub
+from harness.jsonvalue import JSONObject
 from harness.spec import State
 
 if TYPE_CHECKING:
+    from harness.elicit import Script
+    from harness.model import Model, Reply
     from harness.parts import Part
+    from harness.permissions import Asking
+    from harness.signals import Trap
+    from harness.stack import Stack
+    from harness.tools import Tool
+    from harness.transcript import Transcript
 
 PROG = "mcp-course"  # the console script; ``python -m harness`` passes its own name
 
@@ -158,10 +166,10 @@ def parser(prog: str = PROG) -> argparse.ArgumentParser:
     return top
 
 
-def _options(group: Any, after: bool = False) -> None:
+def _options(group: argparse._ActionsContainer, after: bool = False) -> None:
     """The options of every command. Before the command they have their defaults; after it they are left out unless
     given (``SUPPRESS``), so they never reset what was given before; repeatable ones gather under ``NAME_after``."""
-    def option(*names: str, **how: Any) -> None:
+    def option(*names: str, **how: Any) -> None:  # how: add_argument's keywords, as argparse takes them
         if after:
             how["default"] = argparse.SUPPRESS
             if how["dest"] in REPEATED:
@@ -196,7 +204,7 @@ class _Version(argparse.Action):
     def __init__(self, option_strings: list[str], dest: str = argparse.SUPPRESS, **how: Any) -> None:
         super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **how)
 
-    def __call__(self, parser: argparse.ArgumentParser, namespace: Any, values: Any, option_string: str | None = None) -> None:
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: object, option_string: str | None = None) -> None:
         from importlib import metadata
 
         try:
@@ -216,7 +224,7 @@ def parse(argv: list[str] | None, prog: str = PROG) -> argparse.Namespace:
     return args
 
 
-def _answer(value: str) -> Any:
+def _answer(value: str) -> str | JSONObject:
     if value.lstrip().startswith("{"):
         try:
             parsed = nesting.loads(value)
@@ -231,7 +239,7 @@ def _answer(value: str) -> Any:
 
 
 class _NoModel:
-    async def reply(self, system: str, messages: Any, tools: Any) -> Any:
+    async def reply(self, system: str, messages: list[JSONObject], tools: Sequence[Tool]) -> Reply:
         raise PermissionError("no model to sample with: give the sample with --answer '{\"sample\": \"...\"}'")
 
 
@@ -272,7 +280,7 @@ def main(argv: list[str] | None = None, out: TextIO | None = None, err: TextIO |
         return signals.reader_left()
 
 
-def _dispatch(args: argparse.Namespace, trap: Any, out: TextIO, err: TextIO) -> int:
+def _dispatch(args: argparse.Namespace, trap: Trap, out: TextIO, err: TextIO) -> int:
     """One command, from the cheapest: those that start nothing first, then those that connect (under ``trap``)."""
     if args.json and args.command not in JSON_COMMANDS:
         raise UsageError(f"--json: '{args.command}' has no JSON output (it goes with {', '.join(JSON_COMMANDS)})")
@@ -310,7 +318,7 @@ def _dispatch(args: argparse.Namespace, trap: Any, out: TextIO, err: TextIO) -> 
     return signals.run(lambda: _run(args, _needed(args, servers), arguments, out, err), trap)
 
 
-def _arguments(args: argparse.Namespace) -> dict[str, Any]:
+def _arguments(args: argparse.Namespace) -> JSONObject:
     try:
         value = nesting.loads(args.arguments)
     except nesting.TooDeep as exc:
@@ -322,7 +330,7 @@ def _arguments(args: argparse.Namespace) -> dict[str, Any]:
     return value
 
 
-async def _run(args: argparse.Namespace, servers: list[config.ServerConfig], arguments: dict[str, Any], out: TextIO, err: TextIO) -> int:
+async def _run(args: argparse.Namespace, servers: list[config.ServerConfig], arguments: JSONObject, out: TextIO, err: TextIO) -> int:
     progress = _progress(err) if not args.json and err.isatty() else None
     shown = not args.json and err.isatty()  # progress is for a person at a terminal; warnings always go to stderr
 
@@ -382,12 +390,14 @@ def _needed(args: argparse.Namespace, servers: list[config.ServerConfig]) -> lis
     return named if len(named) == 1 else servers
 
 
-def _stack(args: argparse.Namespace, servers: list[config.ServerConfig], err: TextIO, **more: Any) -> Any:
+def _stack(args: argparse.Namespace, servers: list[config.ServerConfig], err: TextIO, *,
+           on_change: Callable[[Change], None] | None = None, warn: Callable[[str], None] | None = None,
+           progress: Callable[[str], None] | None = None) -> Stack:
     """The stack of every command but chat. The user runs these by hand: nothing to ask permission for, no file to watch."""
     from harness.stack import Permissions, Stack, upto  # the SDK: only once there is something to connect
 
     return Stack(servers, None, upto(given=_parts(args, args.answer, err=err), without=(Permissions,)),
-                 redactor=vars(args).get("redactor"), **more)
+                 redactor=vars(args).get("redactor"), on_change=on_change, warn=warn, progress=progress)
 
 
 async def _login(args: argparse.Namespace, server: config.ServerConfig, out: TextIO, err: TextIO) -> int:
@@ -422,8 +432,8 @@ def _token_store(args: argparse.Namespace) -> Path:
     return args.token_store or auth.default_store()
 
 
-def _parts(args: argparse.Namespace, answers: list[Any], model: Any = None, transcript: Any = None,
-           err: TextIO | None = None) -> list[Any]:
+def _parts(args: argparse.Namespace, answers: list[str | JSONObject], model: Model | None = None,
+           transcript: Transcript | None = None, err: TextIO | None = None) -> list[Part]:
     """The stack's parts the command line sets: sign-in, spill folder, who answers a permission, what servers may ask."""
     from harness import auth, elicit
     from harness.ask import Ask
@@ -445,7 +455,7 @@ def _parts(args: argparse.Namespace, answers: list[Any], model: Any = None, tran
     ]
 
 
-def _desktop_browser(err: TextIO) -> Any:
+def _desktop_browser(err: TextIO) -> Callable[[str], Awaitable[None]]:
     """--sign-in browser: the authorization page printed on stderr, and opened in the desktop's browser if there is
     one; the loopback callback gets the answer."""
     from harness.commands import signin
@@ -462,7 +472,7 @@ def _desktop_browser(err: TextIO) -> Any:
     return browse
 
 
-def _prompter(args: argparse.Namespace, script: Any) -> Any:
+def _prompter(args: argparse.Namespace, script: Script | None) -> Asking:
     """Who answers a permission question: --yes, the scenario's answers and --answer (the same script as the servers'
     questions, so one list serves both, in order), the terminal, or nobody (no)."""
     from harness.ask import Ask
@@ -489,7 +499,7 @@ def _failures(hub: Hub, err: TextIO, prog: str) -> int:
     return code
 
 
-def _progress(err: TextIO) -> Any:
+def _progress(err: TextIO) -> Callable[[Change], None]:
     def show(change: Change) -> None:
         if change.old is State.PENDING and change.new is not State.PENDING:  # how each connect ended, as it ends
             err.write(f"{change.server}: {change.new.value}\n")
@@ -498,7 +508,7 @@ def _progress(err: TextIO) -> Any:
     return show
 
 
-def _rows(hub: Hub, servers: list[config.ServerConfig], prog: str) -> list[dict[str, Any]]:
+def _rows(hub: Hub, servers: list[config.ServerConfig], prog: str) -> list[JSONObject]:
     """``config.rows``, with what to do about a ``needs-auth`` server as its error, and a first run's likely cause."""
     from harness.commands import doctor, signin
 
@@ -511,14 +521,14 @@ def _rows(hub: Hub, servers: list[config.ServerConfig], prog: str) -> list[dict[
     return rows
 
 
-def _with_eras(rows: list[dict[str, Any]], hub: Any) -> list[dict[str, Any]]:
+def _with_eras(rows: list[JSONObject], hub: Hub) -> list[JSONObject]:
     """Each row with ``era``: the protocol version its server speaks (s34), None when it is not connected."""
     from harness import era
 
     return [{**row, "era": era.of(hub.entries[row["name"]].client)} for row in rows]
 
 
-def _servers(rows: list[dict[str, Any]], as_json: bool, out: TextIO) -> int:
+def _servers(rows: list[JSONObject], as_json: bool, out: TextIO) -> int:
     if as_json:
         out.write(json.dumps(rows, indent=1) + "\n")
         return 0
@@ -530,7 +540,7 @@ def _servers(rows: list[dict[str, Any]], as_json: bool, out: TextIO) -> int:
     return 0
 
 
-def _server_line(r: dict[str, Any], width: int) -> str:
+def _server_line(r: JSONObject, width: int) -> str:
     """One row of ``servers``, as a terminal shows it."""
     detail = echo.text(r["error"]) if r["error"] else f"{len(r['tools'])} tools: {echo.names(r['tools'])}"  # a terminal gets server text escaped
     return f"{echo.line(r['name']):<{width}}  {r['scope']:<10} {r['transport'] or '-':<6} {r['state']:<10} {r['era'] or '-':<10} {detail}"
@@ -552,7 +562,7 @@ def _tools(hub: Hub, names: naming.NameMap, as_json: bool, out: TextIO) -> int:
     return 0
 
 
-async def _call(stack: Any, names: naming.NameMap, tool: str, arguments: dict[str, Any], as_json: bool, out: TextIO) -> int:
+async def _call(stack: Stack, names: naming.NameMap, tool: str, arguments: JSONObject, as_json: bool, out: TextIO) -> int:
     try:
         server, original = names.resolve(tool)
     except KeyError:
@@ -574,5 +584,5 @@ async def _call(stack: Any, names: naming.NameMap, tool: str, arguments: dict[st
     return 1 if result.is_error else 0
 
 
-async def _no_call(arguments: dict[str, Any]) -> Any:
+async def _no_call(arguments: JSONObject) -> NoReturn:
     raise AssertionError("the CLI calls the server itself")

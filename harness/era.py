@@ -47,12 +47,12 @@ Introduced by s34. Not handled here: an older modern revision (the SDK knows onl
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from harness.client import Speaks
 from harness.echo import line
 from harness.errors import ConfigError
+from harness.jsonvalue import JSONMapping, JSONObject
 
 if TYPE_CHECKING:
     from mcp.client.session import ClientSession
@@ -74,7 +74,7 @@ UP_AGAIN = "reconnected (server/discover)"  # a 2026-07-28 session's state line:
 
 def protocol(server: ServerConfig) -> str:
     """The era a configured server (``harness.config.ServerConfig``) pins: its ``protocol`` field, default ``auto``."""
-    raw: Mapping[str, Any] = server.raw
+    raw: JSONMapping = server.raw
     value = raw.get(FIELD, AUTO)
     if value not in CHOICES:
         kinds = {bool: "true or false", int: "a number", float: "a number", list: "a list", dict: "an object", type(None): "null"}
@@ -189,7 +189,7 @@ async def negotiate(session: ClientSession, timeouts: Timeouts, choice: str = AU
             version, retried = both[-1], True
 
 
-async def _discover(session: ClientSession, version: str) -> dict[str, Any]:
+async def _discover(session: ClientSession, version: str) -> JSONObject:
     """One ``server/discover`` at ``version``: the raw result, or the error (``MCPError``).
 
     As the SDK's ``ClientSession.send_discover`` builds it (the ``_meta`` envelope, the

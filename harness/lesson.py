@@ -49,6 +49,7 @@ from typing import Any, TextIO
 from harness import sdklog, signals
 from harness.cli_types import Parser, positive
 from harness.errors import HarnessError, UsageError
+from harness.jsonvalue import JSONObject
 from harness.loop import DEFAULT_MAX_TURNS, Policy, PoolSource, run_agent
 from harness.model import DEFAULT_LIVE_MODEL, Model, Scenario, ScriptedModel, live_model
 from harness.tools import Workspace
@@ -67,7 +68,7 @@ class Run:
     transcript: Transcript
     workspace: Workspace
 
-    async def agent(self, pool: PoolSource, policy: Policy = Policy()) -> list[dict[str, Any]]:
+    async def agent(self, pool: PoolSource, policy: Policy = Policy()) -> list[JSONObject]:
         """Run the agent loop on this run's model, prompt and transcript."""
         return await run_agent(self.model, self.prompt, pool, self.transcript, self.args.max_turns, policy)
 

@@ -16,17 +16,17 @@ non-text blocks for the model (s32), output limits (s32).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
-Block = Mapping[str, Any]
+from harness.jsonvalue import JSONMapping
+
+Block = JSONMapping
 
 
 @dataclass(frozen=True)
 class ToolResult:
     content: tuple[Block, ...] = ()
-    structured: Mapping[str, Any] | None = None  # the tool's structuredContent, as sent
+    structured: JSONMapping | None = None  # the tool's structuredContent, as sent
     is_error: bool = False
     origin: str = ""  # who answered, for error text: "server 'docs': tool 'search'"; "" for built-ins
 

@@ -29,7 +29,7 @@ LAYERS = [  # top first; a prefix names a module or a package
     # Leaves: values and small helpers that import nothing above them. auth.clock is the connect clock that
     # stops during a sign-in (the era's handshake uses it); config.files is the one reader of outside files.
     ("values", ["harness", "harness.client", "harness.results", "harness.tools", "harness.spec", "harness.transcript",
-                "harness.redact", "harness.errors", "harness.echo", "harness.nesting", "harness.deadline", "harness.exits",
+                "harness.redact", "harness.errors", "harness.echo", "harness.nesting", "harness.jsonvalue", "harness.deadline", "harness.exits",
                 "harness.signals", "harness.cli_types", "harness.sdk_half", "harness.auth.clock", "harness.config.files"]),
 ]
 
@@ -170,3 +170,23 @@ def test_a_connection_is_a_few_objects_and_none_over_250_lines_with_what_it_inhe
     for cls in (MCPConnection, SessionOwner, Opener, CallPath):
         lines = sum(len(inspect.getsource(base).splitlines()) for base in cls.__mro__ if base.__module__.startswith("harness"))
         assert lines <= 250, f"expected {cls.__name__} at most 250 lines with its bases, got {lines}"
+
+
+ANY_AT_MOST = 120  # harness/'s uses of the name ``Any``: a JSON value is harness.jsonvalue's, an SDK object its own type
+
+
+def _uses_of_any() -> dict[str, int]:
+    found = {}
+    for path in sorted(HARNESS.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        if uses := sum(isinstance(node, ast.Name) and node.id == "Any" for node in ast.walk(tree)):
+            found[str(path.relative_to(ROOT))] = uses
+    return found
+
+
+def test_any_is_left_only_where_a_value_really_is_untyped():
+    found = _uses_of_any()
+    total = sum(found.values())
+    most = ", ".join(f"{where} ({uses})" for where, uses in sorted(found.items(), key=lambda item: -item[1])[:10])
+    assert total <= ANY_AT_MOST, (f"expected at most {ANY_AT_MOST} uses of Any in harness/ (JSON: harness.jsonvalue; an SDK "
+                                  f"object: its type under TYPE_CHECKING), found {total}; the most in: {most}")

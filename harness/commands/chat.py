@@ -46,7 +46,7 @@ CHAT_SYSTEM = "You are a coding agent. Use the tools to answer; be brief."
 
 
 async def chat(args: argparse.Namespace, paths: config.Paths, servers: list[config.ServerConfig], model: Any, prompt: str,
-               out: TextIO, options: Callable[..., dict[str, Any]]) -> int:
+               out: TextIO, options: Callable[..., dict[str, object]]) -> int:
     """The agent loop on the whole stack; ``options(answers, model, transcript)``: the parts the command line sets."""
     from harness.loop import run_agent
     from harness.model import ScriptedModel

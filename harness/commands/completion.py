@@ -27,10 +27,10 @@ import os
 import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 from harness import naming
 from harness.config import ServerConfig
+from harness.jsonvalue import JSONObject
 
 NAME = "mcp-course"  # the program the scripts complete: the console script
 SHELLS = ("bash", "zsh", "fish")
@@ -95,7 +95,7 @@ def script(shell: str, commands: Sequence[str], options: Sequence[str]) -> str:
     return text
 
 
-def _read(cache: Path) -> dict[str, Any]:
+def _read(cache: Path) -> JSONObject:
     try:
         data = json.loads(cache.read_text(encoding="utf-8"))
     except (OSError, ValueError):

@@ -90,7 +90,7 @@ def files_problems(paths: config.Paths, named: Sequence[Path], **how: Any) -> tu
 
 
 def _read(paths: config.Paths, named: Sequence[Path], files: list[Path],
-          how: dict[str, Any]) -> tuple[list[str], list[Problem], list[config.ServerConfig]]:
+          how: dict[str, object]) -> tuple[list[str], list[Problem], list[config.ServerConfig]]:
     problems: list[Problem] = []
     good: list[Path] = []
     for f in files:

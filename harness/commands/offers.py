@@ -23,9 +23,10 @@ from typing import Any, TextIO
 from harness.client import Offers
 from harness.errors import HarnessError, ToolError, UsageError
 from harness.hub import Hub
+from harness.jsonvalue import JSONObject
 
 
-async def offers(hub: Hub, args: argparse.Namespace, arguments: dict[str, Any], out: TextIO) -> int:
+async def offers(hub: Hub, args: argparse.Namespace, arguments: JSONObject, out: TextIO) -> int:
     """``resources``, ``prompts``, ``read`` or ``prompt`` (``args.command``) on the connected servers."""
     from harness import resources
 

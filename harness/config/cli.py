@@ -16,12 +16,12 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
-from typing import Any, TextIO
+from typing import TextIO
 
 from harness.config.formats import readers
 
 
-def add_arguments(parser: Any, add: Callable[..., Any] | None = None) -> None:
+def add_arguments(parser: argparse._ActionsContainer, add: Callable[..., object] | None = None) -> None:
     """``--format`` and ``--input`` on ``parser``, or through ``add`` (``add_argument``'s signature) when given."""
     add = add or parser.add_argument
     names = [r.name for r in readers()]
@@ -38,7 +38,7 @@ def _input(text: str) -> tuple[str, str]:
     return ident.strip(), value
 
 
-def options(args: argparse.Namespace, err: TextIO) -> dict[str, Any]:
+def options(args: argparse.Namespace, err: TextIO) -> dict[str, object]:
     """``config.load``'s keywords from the parsed options (absent ones: their defaults)."""
     def warn(text: str) -> None:
         err.write(f"warning: {text}\n")

@@ -76,9 +76,7 @@ or (``doctor``, ``--strict``) a problem was found; 2 bad usage or a config that 
 be read (for those four, a server entry the config rejects, too); 130 Ctrl-C; 143
 SIGTERM. Every server is stopped on every exit.
 
-Introduced with s27 (the config it reads), ``chat`` with s29, resources and prompts
-with s30, sign-in, doctor, approvals and completion with issue 21; every command builds
-its servers with ``harness.stack`` (the parts left out: ``call`` and the listings ask no
+Every command builds its servers with ``harness.stack`` (the parts left out: ``call`` and the listings ask no
 permission and watch no file, since the user runs them by hand). Not handled here:
 revoking tokens at logout, completion for ``python -m harness``.
 """

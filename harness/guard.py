@@ -31,7 +31,7 @@ Coming in, from the server:
 ``Limits.description`` characters of each description; each cut is a warning that names
 what was cut and the limit.
 
-Introduced by the hardening of issue 8, for every transport from s23 on. Not handled here:
+Used by every transport from s23 on. Not handled here:
 schemas the Messages API refuses (a later step reshapes them), names (s21 does).
 """
 

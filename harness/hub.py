@@ -24,8 +24,7 @@ raises a ``HarnessError`` to refuse (s21's name checker refuses a server whose t
 would collide with a connected server's). A refused server is closed and ``failed``, a
 warning names it and why, and the run goes on: collisions cannot end a run.
 
-Introduced by the hub spine (s20 is the first lesson whose servers change while the
-agent runs). ``connect_all`` opens several at once, with a limit, and joins them in the
+``connect_all`` opens several at once, with a limit, and joins them in the
 order asked, with at most ``local_limit()`` local and 20 remote servers opening at once (s28). ``reconnect``
 connects a server again by hand. Not handled here: config files (s27), reload (s29).
 """

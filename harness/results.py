@@ -10,7 +10,7 @@ s31 uses, and s32 adds the others without touching the modules in between.
 A built-in tool may simply return a ``str``; ``ToolResult.of(value)`` wraps it. A harness
 failure (``ToolError``: a timeout, a server that is gone) becomes ``ToolResult.failure``.
 
-Introduced by the hub spine, used from s19 on. Not handled here: images and other
+Used from s19 on. Not handled here: images and other
 non-text blocks for the model (s32), output limits (s32).
 """
 

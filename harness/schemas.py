@@ -51,7 +51,7 @@ tool, 18 s for a 2,000-tool pool), and a schema ``jsonschema`` cannot apply (an 
 type, a ``$ref`` that leads nowhere): such a call is sent unchecked and the server decides.
 Combinators below the top level are left as they are: the API accepts them.
 
-Introduced by issue 8 (item 12), used from s19 on: ``harness.mcp_client.agent_tools`` offers
+From s19 on, ``harness.mcp_client.agent_tools`` offers
 every MCP tool through ``offered`` and checks every call with ``checker``.
 """
 

@@ -190,7 +190,7 @@ class Workspace:
         list_schema = _schema(path="folder relative to the workspace (default: the workspace)")
         list_schema["required"] = []
         return [
-            # Descriptions unchanged since s19: every pinned transcript that lists the pool shows them.
+            # Descriptions kept word for word: every pinned transcript that lists the pool shows them.
             Tool("read_file", "Read a UTF-8 text file in the workspace.", _schema(path="file path relative to the workspace"), read_file, annotations=READ_ONLY),
             Tool("write_file", "Write a UTF-8 text file in the workspace, replacing it.", _schema(path="file path relative to the workspace", content="the whole new file"), write_file),
             Tool("list_dir", "List a folder in the workspace.", list_schema, list_dir, annotations=READ_ONLY),

@@ -8,7 +8,7 @@ permissions (s31: asked on the terminal, from the scenario's answers or ``--answ
 ``--yes``), output limits and spill files (s32), forms, samples and roots (s33). The
 file tools are offered only with ``--workspace``, and never reach the token store.
 
-Introduced with s29, moved here from ``harness.app`` by issue 21. Not handled here: the
+Not handled here: the
 command line (``harness.app``), a conversation of more than one prompt.
 """
 

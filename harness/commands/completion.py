@@ -15,7 +15,7 @@ files and folders for the options that take them, and names by asking the CLI it
 ``_complete`` is left out of ``--help``; the scripts are its only users. The commands and
 options in each script come from the CLI's own parser, so they are always the current ones.
 
-Introduced by issue 21. Not handled here: the values of ``--answer`` and of a tool's
+Not handled here: the values of ``--answer`` and of a tool's
 JSON arguments, completion for ``python -m harness`` (shells complete a program's name,
 and that one is ``python``).
 """

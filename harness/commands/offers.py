@@ -9,7 +9,7 @@
 Text for a terminal, or the data with ``--json``. A server's failure to read or expand is
 a ``HarnessError`` (exit 1); a name no server offers is a ``UsageError`` (exit 2).
 
-Introduced with s30, moved here from ``harness.app`` by issue 21. Not handled here:
+Not handled here:
 subscriptions and offers that change while it runs (chat's resource tools follow them).
 """
 

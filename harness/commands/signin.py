@@ -17,7 +17,7 @@ as ``needs-auth``, with the command that signs in (``hint``).
 ``logout`` deletes that server's store file (tokens and client registration); nothing
 is started, and the authorization server is not told (no revocation, RFC 7009).
 
-Introduced by issue 21, on s26's ``harness.auth``. Not handled here: revoking tokens, a
+Built on s26's ``harness.auth``. Not handled here: revoking tokens, a
 server added by a reload (it gets no sign-in, ``harness.stack``).
 """
 

@@ -1,4 +1,4 @@
-"""What the user CLI takes for reading configs: ``--format NAME`` and ``--input ID=VALUE`` (issue 21).
+"""What the user CLI takes for reading configs: ``--format NAME`` and ``--input ID=VALUE``.
 
 ``add_arguments(parser)`` adds both options to the CLI's parser (or through its ``add``); ``options(args, err)`` is
 what ``config.load`` then takes: the format, the input values, who answers the other VS
@@ -7,7 +7,7 @@ answer is kept with the ``--input`` values, so neither a second server using the
 input nor chat's reload of the file asks again), and where warnings go (``warning: ...`` lines on ``err``). The CLI (``harness.app``) owns the
 parser; this module owns what the options mean.
 
-Introduced by issue 21. Not handled here: reading the files (``harness.config.scopes``); an
+Not handled here: reading the files (``harness.config.scopes``); an
 input that an edit adds during chat is asked on the terminal while the chat waits.
 """
 

@@ -1,4 +1,4 @@
-"""Continue's ``config.yaml`` ``mcpServers`` blocks, and ``.continue/mcpServers/*.yaml`` (issue 21).
+"""Continue's ``config.yaml`` ``mcpServers`` blocks, and ``.continue/mcpServers/*.yaml``.
 
     format    file                                                    table       transports
     continue  ~/.continue/config.yaml, .continue/mcpServers/*.yaml    mcpServers  type: stdio, sse, streamable-http

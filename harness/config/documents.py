@@ -18,7 +18,7 @@ for would run, and says so, where refusing would make the two disagree. TOML for
 second key, and so does ``tomllib``: that file is refused, naming the line and the key.
 ``harness.commands.doctor`` lists each ``DuplicateKey`` as a problem.
 
-Introduced by issue 21 (every client's format). Not handled here: JSON5 beyond comments
+Not handled here: JSON5 beyond comments
 and trailing commas (single quotes, unquoted keys), YAML tags, a YAML key that is not a
 plain scalar (its duplicates are not looked for).
 """

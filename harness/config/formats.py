@@ -23,7 +23,7 @@ means. A ``ServerConfig`` keeps its entry as written (``raw``): a field that bel
 later mechanism (Cline's ``autoApprove``, s31; ``maxOutputTokens``, s32) is read and
 checked by that mechanism's module, not here.
 
-Introduced by s27; the ``timeouts`` object by s28; the registry by issue 21. Not handled here: which files are read
+Introduced by s27. Not handled here: which files are read
 and in what order (``harness.config.scopes``), ``${VAR}`` (kept as written,
 ``harness.config.variables``), Cline's remote config, ``headersHelper``.
 """
@@ -50,7 +50,7 @@ from harness.spec import ServerSpec, State, Timeouts
 WORDS = {"claude-desktop": ("stdio",), "claude-code": ("stdio", "sse", "http"), "cline": ("stdio", "sse", "streamableHttp", "http")}
 TIMEOUT_NAMES = ("connect", "list", "call")  # what a server entry's "timeouts" may set (s28)
 # The fields an entry of the three may have: read here, or by a later mechanism from ``raw`` (s31, s32). Any other
-# field of a file named with --config is a warning (issue 21).
+# field of a file named with --config is a warning.
 # Fields a later mechanism reads from ``raw`` for a server of any format: s31's permissions, s32's output cap, s34's era.
 MECHANISM_FIELDS = ("autoApprove", "maxOutputTokens", "protocol")
 _EVERY = {"type", "command", "args", "env", "cwd", "disabled", "timeouts", *MECHANISM_FIELDS}  # read for any format
@@ -72,7 +72,7 @@ class ServerConfig:
     timeouts: Timeouts = field(default_factory=Timeouts)
     # The entry as written, read-only: the fields of later mechanisms are read where they are used.
     raw: JSONMapping = field(default_factory=lambda: MappingProxyType({}), compare=False, repr=False)
-    # The tools it may offer (issue 21: Gemini's includeTools/excludeTools, Codex's enabled_tools/disabled_tools):
+    # The tools it may offer (Gemini's includeTools/excludeTools, Codex's enabled_tools/disabled_tools):
     # only those named (None: every tool), less those excluded; ``harness.config.toolfilter`` applies them.
     include_tools: tuple[str, ...] | None = None
     exclude_tools: tuple[str, ...] = ()

@@ -1,4 +1,4 @@
-"""Gemini CLI's ``settings.json`` ``mcpServers``, read as Gemini CLI writes it (issue 21).
+"""Gemini CLI's ``settings.json`` ``mcpServers``, read as Gemini CLI writes it.
 
     format  file                                             table       transports
     gemini  ~/.gemini/settings.json, .gemini/settings.json   mcpServers  command: stdio; httpUrl: http; url: sse

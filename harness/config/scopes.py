@@ -12,7 +12,7 @@ Scopes, as Claude Code has them (every path can be overridden, see ``Paths``):
   (``harness.config.formats``), or the one ``fmt`` (``--format``) names. A server named in
   two of them: the later file's wins, and a warning names both files; with two files or
   more, a broken entry's error names its file.
-- **other clients** (issue 21): with no file named, each registered format's usual places
+- **other clients**: with no file named, each registered format's usual places
   (``Reader.places``: ``~/.cursor/mcp.json``, ``~/.gemini/settings.json``,
   ``.vscode/mcp.json``...) are read first, and Claude Code's scopes above win over them. A
   server from another client's *project* file (in the working directory) is listed

@@ -1,4 +1,4 @@
-"""VS Code's ``mcp.json`` and Cursor's ``mcp.json``, read as those editors write them (issue 21).
+"""VS Code's ``mcp.json`` and Cursor's ``mcp.json``, read as those editors write them.
 
     format  file                                           table        transports
     vscode  .vscode/mcp.json, ~/.config/Code/User/mcp.json  servers      type: stdio, http, sse

@@ -1,4 +1,4 @@
-"""Windsurf's ``mcp_config.json``, read as Windsurf (Cascade) writes it (issue 21).
+"""Windsurf's ``mcp_config.json``, read as Windsurf (Cascade) writes it.
 
     format    file                                  table       transports
     windsurf  ~/.codeium/windsurf/mcp_config.json   mcpServers  command: stdio; serverUrl (or url): http, else sse

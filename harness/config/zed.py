@@ -1,4 +1,4 @@
-"""Zed's ``settings.json`` ``context_servers``, read as Zed writes it: JSON with comments (issue 21).
+"""Zed's ``settings.json`` ``context_servers``, read as Zed writes it: JSON with comments.
 
     format  file                                              table            transports
     zed     ~/.config/zed/settings.json, .zed/settings.json   context_servers  command: stdio; url: http

@@ -9,7 +9,7 @@ child process, an event stream, HTTP requests) and closes it when the block ends
     stdio   harness/transports/stdio.py   a child process, JSON-RPC lines     s23
     sse     harness/transports/sse.py     legacy HTTP+SSE                     s24
     http    harness/transports/http.py    Streamable HTTP, session ids        s25
-    http-or-sse  harness/transports/fallback.py  Streamable HTTP, else SSE on a 4xx  issue 21 (a bare url)
+    http-or-sse  harness/transports/fallback.py  Streamable HTTP, else SSE on a 4xx  (a bare url)
 
 Each transport is registered once, with the words a config file may use for it and its
 kind: ``local`` (a command spawned on this machine: it needs ``command``, and waits in the
@@ -40,8 +40,7 @@ transport that runs a process (stdio) says so with ``process``: ``exit_code()`` 
     lines   harness/transports/lines.py   stdio's line reader: linear, each line capped
     web     harness/transports/web.py     what sse and http share: bounded bodies, HTTP errors shown
 
-Introduced by s23, one module per transport lesson; ``fault``, ``errors`` and ``limits``
-by the hardening of issue 8.
+Introduced by s23, one module per transport lesson.
 """
 
 from __future__ import annotations

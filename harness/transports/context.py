@@ -3,8 +3,7 @@
 The fields are described in ``harness.transports``. Apart from the registry, so that
 ``spec`` can ask the registry and the registry need not know a spec.
 
-Introduced by s23; ``fault``, ``errors`` and ``limits`` by the hardening of issue 8;
-``process`` by the composition issue (17).
+Introduced by s23.
 """
 
 from __future__ import annotations

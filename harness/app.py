@@ -76,9 +76,9 @@ or (``doctor``, ``--strict``) a problem was found; 2 bad usage or a config that 
 be read (for those four, a server entry the config rejects, too); 130 Ctrl-C; 143
 SIGTERM. Every server is stopped on every exit.
 
-Every command builds its servers with ``harness.stack`` (the parts left out: ``call`` and the listings ask no
-permission and watch no file, since the user runs them by hand). Not handled here:
-revoking tokens at logout, completion for ``python -m harness``.
+Every command builds its servers with ``harness.stack`` (the parts left out: ``call``
+and the listings ask no permission and watch no file, since the user runs them by
+hand). Not handled here: revoking tokens at logout, completion for ``python -m harness``.
 """
 
 from __future__ import annotations
@@ -92,12 +92,15 @@ from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
-from harness import config, echo, naming, nesting, redact, schemas, sdklog, signals, terminal
+from harness import config, echo, era, naming, nesting, redact, schemas, sdk_half, sdklog, signals, terminal
+from harness.ask import Ask
 from harness.cli_types import Parser, existing_folder, positive
 from harness.errors import ConfigError, HarnessError, ToolError, UsageError
+from harness.exits import exit_now
 from harness.hub import Change, Hub
 from harness.jsonvalue import JSONObject
 from harness.spec import State
+from harness.tools import Tool, state_dir
 
 if TYPE_CHECKING:
     from harness.elicit import Script
@@ -106,7 +109,6 @@ if TYPE_CHECKING:
     from harness.permissions import Asking
     from harness.signals import Trap
     from harness.stack import Stack
-    from harness.tools import Tool
     from harness.transcript import Transcript
 
 PROG = "mcp-course"  # the console script; ``python -m harness`` passes its own name
@@ -203,7 +205,7 @@ class _Version(argparse.Action):
         super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **how)
 
     def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: object, option_string: str | None = None) -> None:
-        from importlib import metadata
+        from importlib import metadata  # importlib.metadata is not free: read only for --version
 
         try:
             version = metadata.version("mcp-course")
@@ -244,11 +246,7 @@ class _NoModel:
 def console(prog: str = PROG) -> None:
     """The program's start and end, as ``mcp-course`` and ``python -m harness`` run it: the SDK's client half
     only (``harness.sdk_half``), then ``main``, then ``harness.exits`` (flushed, past the interpreter's teardown)."""
-    from harness import sdk_half
-
-    sdk_half.load_only("client")
-    from harness.exits import exit_now
-
+    sdk_half.load_only("client")  # before anything imports mcp
     exit_now(main(prog=prog))
 
 
@@ -289,26 +287,26 @@ def _dispatch(args: argparse.Namespace, trap: Trap, out: TextIO, err: TextIO) ->
     if args.command == "doctor":  # reads each file itself: a broken one is a finding, not the end
         return signals.run(lambda: _doctor(args, paths, out, err), trap)
     if args.command in ("approve", "deny"):
-        from harness.commands import approve
+        from harness.commands import approve  # a command's module loads when it runs: --help loads none
 
         if args.config:
             raise UsageError(f"{args.command} answers for this folder's .mcp.json servers; it takes no --config")
         return approve.answer(args.command, args.server, paths, out)
     servers = config.load(paths, args.config, **config.options(args, err))
     if args.command == "_complete":  # for the completion scripts: names, and nothing started
-        from harness.commands import completion
+        from harness.commands import completion  # a command's module loads when it runs
 
         out.write("".join(f"{name}\n" for name in completion.names(args.kind, servers)))
         return 0
     if args.command in ("login", "logout"):
-        from harness.commands import signin
+        from harness.commands import signin  # a command's module loads when it runs
 
         server = signin.remote(servers, args.server)
         if args.command == "logout":
             return signin.logout(server, _token_store(args), out)
         return signals.run(lambda: _login(args, server, out, err), trap)
     if args.command == "chat":
-        from harness.commands import chat
+        from harness.commands import chat  # a command's module loads when it runs
 
         model, prompt = chat.model(args)
         options = lambda answers, live, transcript: _parts(args, answers, live, transcript)  # noqa: E731
@@ -344,7 +342,7 @@ async def _run(args: argparse.Namespace, servers: list[config.ServerConfig], arg
         await stack.connect_all()
         strict = 1 if vars(args).get("strict") and any(e.state in (State.FAILED, State.NEEDS_AUTH) for e in hub.entries.values()) else 0
         if args.command in ("servers", "tools"):  # what completion offers as tool names
-            from harness.commands import completion
+            from harness.commands import completion  # a command's module loads when it runs
 
             completion.remember(servers, {name: [t["name"] for t in client.tools] for name, client in hub.clients.items()
                                           if hub.entries[name].state is State.CONNECTED})
@@ -352,7 +350,7 @@ async def _run(args: argparse.Namespace, servers: list[config.ServerConfig], arg
             return max(strict, _servers(_with_eras(_rows(hub, servers, args.prog), hub), args.json, out))
         failed = _failures(hub, err, args.prog)  # said first: a listing of what did connect follows, and the exit code says it
         if args.command in ("resources", "read", "prompts", "prompt"):
-            from harness.commands import offers
+            from harness.commands import offers  # a command's module loads when it runs
 
             return max(failed, await offers.offers(hub, args, arguments, out))
         names = naming.assign(naming.pairs(hub.clients.values()))
@@ -363,7 +361,7 @@ async def _run(args: argparse.Namespace, servers: list[config.ServerConfig], arg
 
 def _completion(shell: str, prog: str, out: TextIO) -> int:
     """``completion SHELL``: the script, with the commands and options of this parser."""
-    from harness.commands import completion
+    from harness.commands import completion  # a command's module loads when it runs
 
     top = parser(prog)
     commands = next(a for a in top._actions if isinstance(a, argparse._SubParsersAction))  # argparse keeps no public list
@@ -400,7 +398,7 @@ def _stack(args: argparse.Namespace, servers: list[config.ServerConfig], err: Te
 
 async def _login(args: argparse.Namespace, server: config.ServerConfig, out: TextIO, err: TextIO) -> int:
     """``login``: that one server on the CLI's stack (its sign-in is the only thing that runs)."""
-    from harness.commands import signin
+    from harness.commands import signin  # a command's module loads when it runs
 
     async with _stack(args, [server], err) as stack:
         return await signin.login(stack, server.name, out)
@@ -408,7 +406,7 @@ async def _login(args: argparse.Namespace, server: config.ServerConfig, out: Tex
 
 async def _doctor(args: argparse.Namespace, paths: config.Paths, out: TextIO, err: TextIO) -> int:
     """``doctor``: the files and entries read (nothing started), then every server that passed connected at once."""
-    from harness.commands import doctor
+    from harness.commands import doctor  # a command's module loads when it runs
 
     files, problems, servers = doctor.files_problems(paths, args.config, **config.options(args, err))
     found, notes = doctor.static(servers, prog=args.prog)
@@ -425,7 +423,7 @@ async def _doctor(args: argparse.Namespace, paths: config.Paths, out: TextIO, er
 
 
 def _token_store(args: argparse.Namespace) -> Path:
-    from harness import auth
+    from harness import auth  # the SDK and httpx2: only a command that signs in
 
     return args.token_store or auth.default_store()
 
@@ -433,10 +431,8 @@ def _token_store(args: argparse.Namespace) -> Path:
 def _parts(args: argparse.Namespace, answers: list[str | JSONObject], model: Model | None = None,
            transcript: Transcript | None = None, err: TextIO | None = None) -> list[Part]:
     """The stack's parts the command line sets: sign-in, spill folder, who answers a permission, what servers may ask."""
-    from harness import auth, elicit
-    from harness.ask import Ask
+    from harness import auth, elicit  # the SDK: only once there is something to connect
     from harness.stack import Asking, Auth, Output, Permissions
-    from harness.tools import state_dir
 
     script = elicit.Script(answers) if answers else None
     asker = elicit.Asker(transcript=transcript, ask=Ask.terminal_or_nobody(script))
@@ -456,12 +452,12 @@ def _parts(args: argparse.Namespace, answers: list[str | JSONObject], model: Mod
 def _desktop_browser(err: TextIO) -> Callable[[str], Awaitable[None]]:
     """--sign-in browser: the authorization page printed on stderr, and opened in the desktop's browser if there is
     one; the loopback callback gets the answer."""
-    from harness.commands import signin
+    from harness.commands import signin  # a command's module loads when it runs
 
     async def browse(url: str) -> None:
-        import webbrowser
+        import webbrowser  # only for a sign-in that shows a page
 
-        import anyio
+        import anyio  # the SDK's async library: --help does not load it
 
         signin.shown_url(url, err)
         if signin.has_desktop():
@@ -473,15 +469,14 @@ def _desktop_browser(err: TextIO) -> Callable[[str], Awaitable[None]]:
 def _prompter(args: argparse.Namespace, script: Script | None) -> Asking:
     """Who answers a permission question: --yes, the scenario's answers and --answer (the same script as the servers'
     questions, so one list serves both, in order), the terminal, or nobody (no)."""
-    from harness.ask import Ask
-    from harness.permissions import Asking
+    from harness.permissions import Asking  # only a command that asks for permission (chat)
 
     return Asking(Ask.terminal_or_nobody(script, yes=bool(vars(args).get("yes"))))
 
 
 def _failures(hub: Hub, err: TextIO, prog: str) -> int:
     """Each server that did not connect, as an error line on stderr; the exit code they make (2: its config, 1: other, 0: none)."""
-    from harness.commands import doctor, signin
+    from harness.commands import doctor, signin  # commands' modules: only after a connect
 
     code = 0
     for name in sorted(hub.entries):
@@ -508,7 +503,7 @@ def _progress(err: TextIO) -> Callable[[Change], None]:
 
 def _rows(hub: Hub, servers: list[config.ServerConfig], prog: str) -> list[JSONObject]:
     """``config.rows``, with what to do about a ``needs-auth`` server as its error, and a first run's likely cause."""
-    from harness.commands import doctor, signin
+    from harness.commands import doctor, signin  # commands' modules: only after a connect
 
     rows = config.rows(hub, servers)
     for row in rows:
@@ -521,8 +516,6 @@ def _rows(hub: Hub, servers: list[config.ServerConfig], prog: str) -> list[JSONO
 
 def _with_eras(rows: list[JSONObject], hub: Hub) -> list[JSONObject]:
     """Each row with ``era``: the protocol version its server speaks (s34), None when it is not connected."""
-    from harness import era
-
     return [{**row, "era": era.of(hub.entries[row["name"]].client)} for row in rows]
 
 
@@ -573,8 +566,7 @@ async def _call(stack: Stack, names: naming.NameMap, tool: str, arguments: JSONO
     if as_json:
         out.write(json.dumps({"is_error": result.is_error, "content": list(result.content), "structured": result.structured}, indent=1) + "\n")
     else:  # as the model would get it (s32)
-        from harness.stack import Output
-        from harness.tools import Tool
+        from harness.stack import Output  # the SDK: loaded by the call already
 
         governor = stack.find(Output).output  # type: ignore[union-attr]  (every command's stack has the part)
         governed = await governor.after_result(None, Tool(tool, "", {}, _no_call, source=server, original=original), result)

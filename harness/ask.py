@@ -24,6 +24,7 @@ from typing import TextIO
 
 from harness import echo, nesting
 from harness.jsonvalue import JSON
+from harness.signals import ask_line
 
 Answer = JSON  # a scenario's or a user's answer: a word, a form ({"form": {...}}), a sample ({"sample": "text"})
 
@@ -69,7 +70,6 @@ class Ask:
             return self.script.next_answer()
         if self._in is None:
             return None
-        from harness.signals import ask_line
 
         # A question may quote a server (its form's message, a tool's name): escaped, as every line to the terminal is.
         line = (await ask_line(self._in, self._out, echo.terminal(prompt))).strip()

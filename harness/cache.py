@@ -53,13 +53,17 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TypeVar
 
+from mcp.client.caching import ClientResponseCache, InMemoryResponseCacheStore
+from mcp_types import (CacheableResult, PromptListChangedNotification, ResourceListChangedNotification,
+                       ResourceUpdatedNotification, ToolListChangedNotification)
+
 from harness import sdk_compat
 from harness.client import Host
 from harness.echo import line as printable
 from harness.hooks import Mechanism, Request
 
 if TYPE_CHECKING:
-    from mcp.client.caching import CacheEntry, CacheKey, ClientResponseCache, ResponseCacheStore
+    from mcp.client.caching import CacheEntry, CacheKey, ResponseCacheStore
     from mcp.client.session import ClientSession
     from mcp_types import Result, ServerNotification
 
@@ -113,16 +117,11 @@ class ResponseCache(Mechanism):
         self._conn = host
 
     def on_notification(self, message: object) -> None:
-        from mcp_types import (PromptListChangedNotification, ResourceListChangedNotification, ResourceUpdatedNotification,
-                               ToolListChangedNotification)
-
         if isinstance(message, (ToolListChangedNotification, PromptListChangedNotification, ResourceListChangedNotification,
                                 ResourceUpdatedNotification)):
             self._heard.append(message)  # evicted before the next read or store: a callback must not wait
 
     async def around_request(self, session: ClientSession, method: str, key: str, request: Request) -> Result:
-        from mcp_types import CacheableResult
-
         cache = self._for(session)
         await self._evict(cache)
         if (hit := await cache.read(method, key)) is not None:
@@ -142,8 +141,6 @@ class ResponseCache(Mechanism):
     def _for(self, session: ClientSession) -> ClientResponseCache:
         """The cache of ``session``: a new, empty one when the session is new (what was heard before is moot)."""
         if session is not self._session:
-            from mcp.client.caching import ClientResponseCache, InMemoryResponseCacheStore
-
             _quiet_sdk()
             settings = self.settings
             store = settings.store() if settings.store is not None else InMemoryResponseCacheStore(max_entries=ENTRIES)

@@ -36,8 +36,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 import anyio
+import httpx2
 import mcp_types as types
+from mcp.client.auth.extensions.client_credentials import (ClientCredentialsOAuthProvider, PrivateKeyJWTOAuthProvider,
+                                                          SignedJWTParameters)
+from mcp.client.auth.extensions.identity_assertion import IdentityAssertionOAuthProvider
+from mcp.client.auth.utils import extract_resource_metadata_from_www_auth
+from mcp.shared.auth import OAuthClientInformationFull
 
+from harness import era, stack
+from harness.auth import Authorizer, TokenStore
 from harness.errors import HarnessError, ToolError
 from harness.jsonvalue import JSONObject
 from harness.transcript import Transcript
@@ -45,7 +53,6 @@ from harness.connection import connect
 from harness.spec import ServerSpec
 
 if TYPE_CHECKING:
-    import httpx2
     from mcp.client.auth import TokenStorage
     from mcp.client.session import ClientRequestContext
 
@@ -73,9 +80,6 @@ async def scenario_auth(url: str, scenario: str, context: JSONObject, out: TextI
     if not scenario.startswith("auth/"):
         yield None
         return
-    from mcp.shared.auth import OAuthClientInformationFull
-
-    from harness.auth import Authorizer, TokenStore
 
     with tempfile.TemporaryDirectory(prefix="mcp-conformance-") as folder:
         store = TokenStore(Path(folder), "conformance", url)
@@ -97,12 +101,6 @@ async def scenario_auth(url: str, scenario: str, context: JSONObject, out: TextI
 
 def _client_credentials(url: str, context: JSONObject, store: TokenStorage) -> httpx2.Auth:
     """Machine-to-machine: no user, no browser; a client secret or a signed JWT (RFC 7523)."""
-    from mcp.client.auth.extensions.client_credentials import (
-        ClientCredentialsOAuthProvider,
-        PrivateKeyJWTOAuthProvider,
-        SignedJWTParameters,
-    )
-
     if "private_key_pem" in context:
         signer = SignedJWTParameters(issuer=context["client_id"], subject=context["client_id"], signing_key=context["private_key_pem"],
                                      signing_algorithm=context.get("signing_algorithm", "RS256"))
@@ -112,10 +110,6 @@ def _client_credentials(url: str, context: JSONObject, store: TokenStorage) -> h
 
 async def _cross_app_access(url: str, context: JSONObject, store: TokenStorage) -> httpx2.Auth:
     """SEP-990: trade the enterprise IdP's ID token for an ID-JAG (RFC 8693), then the ID-JAG for an access token (RFC 7523)."""
-    import httpx2
-    from mcp.client.auth.extensions.identity_assertion import IdentityAssertionOAuthProvider
-    from mcp.client.auth.utils import extract_resource_metadata_from_www_auth
-
     async with httpx2.AsyncClient(timeout=30) as http:
         # The provider takes the authorization server as configuration; the suite only tells
         # us the MCP URL, so ask the resource once, as the default flow would (RFC 9728).
@@ -158,8 +152,6 @@ def plan(scenario: str, tools: list[JSONObject], context: JSONObject) -> list[tu
 
 
 async def _exercise(url: str, scenario: str, out: TextIO, auth: httpx2.Auth | None, context: JSONObject) -> int:
-    from harness import era, stack
-
     conn = await connect(ServerSpec("conformance", "http", url=url), auth=auth, handshake=era.handshake(era.AUTO),
                          mechanisms=stack.mechanisms({"elicitation_callback": accept_defaults}, eras=True))
     try:

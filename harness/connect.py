@@ -29,7 +29,7 @@ states and retries (s28).
 from __future__ import annotations
 
 
-from harness import echo
+from harness import echo, naming
 from harness.errors import ServerError, ToolError
 from harness.hub import LIVE, OFF, Hub
 from harness.jsonvalue import JSONObject
@@ -84,7 +84,6 @@ def _model_facing(server: str, tools: list[str], namer: Namer | None) -> list[st
     if namer is None:
         # Imported here, not at the top: naming is s21's module, and s20's page shows this
         # one. The reply must name what the model can call, and only naming's names can be.
-        from harness import naming
 
         namer = naming.assign
     # One pair at a time: a name is a function of its pair, and a collision is the hub's

@@ -45,6 +45,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO, TypeVar
 
 import mcp_types as types
+from mcp.client.session import ClientRequestContext
 from mcp.shared.exceptions import MCPError
 
 from harness import echo, pages
@@ -57,8 +58,6 @@ from harness.jsonvalue import JSON, JSONMapping, JSONObject
 from harness.transcript import Transcript
 
 if TYPE_CHECKING:
-    from mcp.client.session import ClientRequestContext
-
     from harness.hooks import Sent, SessionCallback
     from harness.model import Model
 
@@ -154,8 +153,6 @@ class InputRounds(Mechanism):
 
     async def _visit(self, call: Call, exc: MCPError) -> bool:
         """Hand each page of a -32042 error to the elicitation callback (URL mode); True if the user did them all."""
-        from mcp.client.session import ClientRequestContext
-
         data = exc.data if isinstance(exc.data, dict) else {}
         pages = [e for e in data.get("elicitations") or [] if isinstance(e, dict) and e.get("mode") == "url"]
         if not pages:
@@ -170,8 +167,6 @@ class InputRounds(Mechanism):
 
     async def _answer(self, call: Call, requests: types.InputRequests) -> types.InputResponses:
         """The answers to an input-required result, from the same callbacks that serve the server's own requests."""
-        from mcp.client.session import ClientRequestContext
-
         answers: types.InputResponses = {}
         for key, request in requests.items():
             context = ClientRequestContext(session=call.session, request_id=key)

@@ -49,6 +49,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from harness import sdk_compat
 from harness.client import Speaks
 from harness.echo import line
 from harness.errors import ConfigError
@@ -95,6 +96,7 @@ def handshake(choice: str = AUTO) -> Handshake:
     if choice not in CHOICES:
         raise ValueError(f"no era {choice!r} (eras: {', '.join(CHOICES)})")
 
+    # The SDK, once a connection is set up: config reading imports this module (check) and must not load it.
     from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
     from harness.opening import Opening
@@ -113,7 +115,7 @@ def of(client: object) -> str | None:
 
 async def negotiate(session: ClientSession, timeouts: Timeouts, choice: str = AUTO) -> str | None:
     """Open ``session`` in the era ``choice`` says; what the transcript is told (None for a pinned era)."""
-    import mcp_types as types
+    import mcp_types as types  # the SDK: only when a session opens, not when a config is checked
     from mcp.shared.exceptions import MCPError
     from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, LATEST_MODERN_VERSION, MODERN_PROTOCOL_VERSIONS
     from pydantic import ValidationError
@@ -197,11 +199,9 @@ async def _discover(session: ClientSession, version: str) -> JSONObject:
     the SDK's is a fixed 10 s; ours is the connect clock around this call. The SDK's public
     ``send_discover`` cannot take another timeout, so this goes through ``harness.sdk_compat``.
     """
-    import mcp_types as types
+    import mcp_types as types  # the SDK: only when a session opens
     from mcp.client.session import MCP_METHOD_HEADER, MCP_PROTOCOL_VERSION_HEADER
     from mcp_types import CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY, PROTOCOL_VERSION_META_KEY
-
-    from harness import sdk_compat
 
     capabilities = sdk_compat.capabilities_at(session, version)
     client_info = sdk_compat.client_info(session)

@@ -368,7 +368,7 @@ class _InOrder:
 
     async def done(self, ticket: int) -> None:
         """``ticket``'s turn is over. Cancelled while waiting, it still takes its turn, or later tickets stall."""
-        import anyio
+        import anyio  # as in take(): only connects that run at once
 
         with anyio.CancelScope(shield=True):
             await self.wait(ticket)

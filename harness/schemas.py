@@ -183,7 +183,7 @@ def checker(schema: JSON) -> Check:
         validator = built[0]
         if validator is None:
             return None
-        from jsonschema.exceptions import best_match
+        from jsonschema.exceptions import best_match  # jsonschema: only a call that is not plainly valid
 
         try:
             error = best_match(validator.iter_errors(arguments))
@@ -242,7 +242,7 @@ def _problem(error: ValidationError) -> str:
     branch's complaint, which reads as if that branch were the rule. A call that matches no
     alternative is told so, with each branch's own complaint.
     """
-    from jsonschema.exceptions import best_match
+    from jsonschema.exceptions import best_match  # jsonschema: loaded by the check that failed
 
     top = error
     while top.parent is not None:

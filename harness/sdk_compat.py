@@ -18,6 +18,7 @@ Not handled here: the SDK's public API, which the modules use as they need.
 
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -50,8 +51,6 @@ MEMBERS = (
 
 def missing() -> list[str]:
     """The members of ``MEMBERS`` that the installed SDK lacks, each as ``module:Class.name``."""
-    import importlib
-
     gone = []
     for member in MEMBERS:
         module, _, cls = member.owner.partition(":")
@@ -63,7 +62,7 @@ def missing() -> list[str]:
 
 
 def _instance_members(owner: type) -> set[str]:
-    import ast
+    import ast  # only the SDK check (tests/test_sdk_compat.py) reads source
     import inspect
     import textwrap
 

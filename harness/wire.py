@@ -238,7 +238,7 @@ class ReadWrapper(StreamWrapper):
         return self
 
     async def __anext__(self) -> Frame:
-        import anyio
+        import anyio  # the SDK's async library: the tap's module is loaded at start-up
 
         try:
             return await self.receive()

@@ -190,3 +190,34 @@ def test_any_is_left_only_where_a_value_really_is_untyped():
     most = ", ".join(f"{where} ({uses})" for where, uses in sorted(found.items(), key=lambda item: -item[1])[:10])
     assert total <= ANY_AT_MOST, (f"expected at most {ANY_AT_MOST} uses of Any in harness/ (JSON: harness.jsonvalue; an SDK "
                                   f"object: its type under TYPE_CHECKING), found {total}; the most in: {most}")
+
+
+def _import_block(lines: list[str], first: int, last: int) -> tuple[int, int]:
+    """The run of import lines (blank lines between them included) around lines ``first``..``last`` (0-based)."""
+    def is_import(text: str) -> bool:
+        return text.strip().startswith(("import ", "from "))
+
+    while first > 0 and (is_import(lines[first - 1]) or (not lines[first - 1].strip() and first > 1 and is_import(lines[first - 2]))):
+        first -= 1
+    while last + 1 < len(lines) and (is_import(lines[last + 1]) or (
+            not lines[last + 1].strip() and last + 2 < len(lines) and is_import(lines[last + 2]))):
+        last += 1
+    return first, last
+
+
+def test_an_import_inside_a_function_says_why_it_is_not_at_the_top():
+    # Start-up (--help, reading a config) must not load the SDK, httpx2, anthropic or pydantic: an import that waits
+    # for its function says which of those it spares, on its line, on a line of its block, or in a comment just above.
+    silent = []
+    for path in sorted(HARNESS.rglob("*.py")):
+        lines = path.read_text(encoding="utf-8").splitlines()
+        for function in ast.walk(ast.parse("\n".join(lines))):
+            if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            for node in ast.walk(function):
+                if isinstance(node, (ast.Import, ast.ImportFrom)):
+                    first, last = _import_block(lines, node.lineno - 1, node.end_lineno - 1)
+                    if not any("#" in line for line in lines[first:last + 1]) and not lines[first - 1].strip().startswith("#"):
+                        silent.append(f"{path.relative_to(ROOT)}:{node.lineno}: {lines[node.lineno - 1].strip()}")
+    assert silent == [], ("expected every function-level import to say why it waits (or to move to the top of its "
+                          "module):\n" + "\n".join(sorted(set(silent))))

@@ -31,6 +31,7 @@ from pathlib import Path
 from harness import naming
 from harness.config import ServerConfig
 from harness.jsonvalue import JSONObject
+from harness.tools import state_dir
 
 NAME = "mcp-course"  # the program the scripts complete: the console script
 SHELLS = ("bash", "zsh", "fish")
@@ -41,8 +42,6 @@ SERVER_COMMANDS = ("login", "logout", "approve", "deny")
 
 
 def cache_file(env: Mapping[str, str] | None = None) -> Path:
-    from harness.tools import state_dir
-
     return state_dir(env) / "completion.json"
 
 

@@ -20,6 +20,7 @@ import json
 from collections.abc import Mapping
 from typing import Any, TextIO
 
+from harness import resources
 from harness.client import Offers
 from harness.errors import HarnessError, ToolError, UsageError
 from harness.hub import Hub
@@ -28,8 +29,6 @@ from harness.jsonvalue import JSONObject
 
 async def offers(hub: Hub, args: argparse.Namespace, arguments: JSONObject, out: TextIO) -> int:
     """``resources``, ``prompts``, ``read`` or ``prompt`` (``args.command``) on the connected servers."""
-    from harness import resources
-
     def show(value: Any, text: str) -> int:
         out.write((json.dumps(value, indent=1, ensure_ascii=False) if args.json else text) + "\n")
         return 0

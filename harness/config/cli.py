@@ -61,7 +61,7 @@ def options(args: argparse.Namespace, err: TextIO) -> dict[str, object]:
 
 def terminal(question: str, secret: bool) -> str | None:
     """Ask on the terminal before anything runs (the event loop's ``harness.ask`` is not up yet); a password unechoed."""
-    import getpass
+    import getpass  # only when a VS Code input is asked on the terminal
 
     try:
         if secret:

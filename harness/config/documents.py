@@ -54,7 +54,7 @@ class DuplicateKey(str):
 def decode(text: str, kind: str, shown: str, warn: Warn | None = None) -> JSON:
     """The document in ``text``; a ``ConfigError`` naming ``shown`` if it does not parse; each duplicate key to ``warn``."""
     if kind == "toml":
-        import tomllib
+        import tomllib  # only for a TOML file (Codex)
 
         try:
             return tomllib.loads(text)
@@ -171,7 +171,7 @@ def strip_jsonc(text: str) -> str:
 
 
 def _yaml(text: str, shown: str, warn: Warn | None = None) -> JSON:
-    import yaml
+    import yaml  # PyYAML: only for a YAML file (Continue, goose)
 
     class NoAliases(yaml.SafeLoader):
         def compose_node(self, parent: yaml.Node | None, index: object) -> yaml.Node | None:

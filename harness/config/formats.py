@@ -30,6 +30,7 @@ and in what order (``harness.config.scopes``), ``${VAR}`` (kept as written,
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -103,8 +104,6 @@ class Source:
 
 
 def _stderr(text: str) -> None:
-    import sys
-
     print(f"warning: {text}", file=sys.stderr)  # never a silent drop, even for a caller that passed no warn
 
 

@@ -35,6 +35,7 @@ them (``harness.reload``).
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -87,8 +88,6 @@ def _said(warn: Warn | None, text: str) -> None:
     if warn is not None:
         warn(text)
     else:
-        import sys
-
         print(f"warning: {text}", file=sys.stderr)
 
 

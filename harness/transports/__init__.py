@@ -112,25 +112,25 @@ def lookup(spec: ServerSpec) -> Transport:
 
 # The built-ins: each imports its module (and so its SDK) on its first call, not here.
 def _stdio(spec: ServerSpec, context: Context) -> AbstractAsyncContextManager[Streams]:
-    from harness.transports.stdio import open_stdio
+    from harness.transports.stdio import open_stdio  # each transport loads the SDK: only the kind a server uses
 
     return open_stdio(spec, context)
 
 
 def _sse(spec: ServerSpec, context: Context) -> AbstractAsyncContextManager[Streams]:
-    from harness.transports.sse import open_sse
+    from harness.transports.sse import open_sse  # as above
 
     return open_sse(spec, context)
 
 
 def _http(spec: ServerSpec, context: Context) -> AbstractAsyncContextManager[Streams]:
-    from harness.transports.http import open_http
+    from harness.transports.http import open_http  # as above
 
     return open_http(spec, context)
 
 
 def _http_or_sse(spec: ServerSpec, context: Context) -> AbstractAsyncContextManager[Streams]:
-    from harness.transports.fallback import open_http_or_sse
+    from harness.transports.fallback import open_http_or_sse  # as above
 
     return open_http_or_sse(spec, context)
 

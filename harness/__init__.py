@@ -9,6 +9,7 @@ Modules follow lesson order; an earlier module never imports a later one.
     echo          s19  the one escaper: server-given text printable, on one line, cut
     nesting       s19  JSON from outside read with a nesting limit (config files, arguments)
     files         s19  every file the harness reads or saves: a regular file, a bounded size, never a wait
+    jsonvalue     all  the types of a JSON value, for annotations: JSON, JSONObject, JSONMapping
     tools         s19  Tool values; built-in file tools confined to a workspace
     transcript    s19  events as data and as text; normalization only with --deterministic
     model         s19  scripted model (scenario.yaml) and live model (anthropic)

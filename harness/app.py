@@ -76,11 +76,9 @@ or (``doctor``, ``--strict``) a problem was found; 2 bad usage or a config that 
 be read (for those four, a server entry the config rejects, too); 130 Ctrl-C; 143
 SIGTERM. Every server is stopped on every exit.
 
-Introduced with s27 (the config it reads), ``chat`` with s29, resources and prompts
-with s30, sign-in, doctor, approvals and completion with issue 21; every command builds
-its servers with ``harness.stack`` (the parts left out: ``call`` and the listings ask no
-permission and watch no file, since the user runs them by hand). Not handled here:
-revoking tokens at logout, completion for ``python -m harness``.
+Every command builds its servers with ``harness.stack`` (the parts left out: ``call``
+and the listings ask no permission and watch no file, since the user runs them by
+hand). Not handled here: revoking tokens at logout, completion for ``python -m harness``.
 """
 
 from __future__ import annotations
@@ -90,18 +88,28 @@ import json
 import os
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
-from harness import config, echo, naming, nesting, redact, schemas, sdklog, signals, terminal
+from harness import config, echo, era, naming, nesting, redact, schemas, sdk_half, sdklog, signals, terminal
+from harness.ask import Ask
 from harness.cli_types import Parser, existing_folder, positive
 from harness.errors import ConfigError, HarnessError, ToolError, UsageError
+from harness.exits import exit_now
 from harness.hub import Change, Hub
+from harness.jsonvalue import JSONObject
 from harness.spec import State
+from harness.tools import Tool, state_dir
 
 if TYPE_CHECKING:
+    from harness.elicit import Script
+    from harness.model import Model, Reply
     from harness.parts import Part
+    from harness.permissions import Asking
+    from harness.signals import Trap
+    from harness.stack import Stack
+    from harness.transcript import Transcript
 
 PROG = "mcp-course"  # the console script; ``python -m harness`` passes its own name
 
@@ -158,10 +166,10 @@ def parser(prog: str = PROG) -> argparse.ArgumentParser:
     return top
 
 
-def _options(group: Any, after: bool = False) -> None:
+def _options(group: argparse._ActionsContainer, after: bool = False) -> None:
     """The options of every command. Before the command they have their defaults; after it they are left out unless
     given (``SUPPRESS``), so they never reset what was given before; repeatable ones gather under ``NAME_after``."""
-    def option(*names: str, **how: Any) -> None:
+    def option(*names: str, **how: Any) -> None:  # how: add_argument's keywords, as argparse takes them
         if after:
             how["default"] = argparse.SUPPRESS
             if how["dest"] in REPEATED:
@@ -196,8 +204,8 @@ class _Version(argparse.Action):
     def __init__(self, option_strings: list[str], dest: str = argparse.SUPPRESS, **how: Any) -> None:
         super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **how)
 
-    def __call__(self, parser: argparse.ArgumentParser, namespace: Any, values: Any, option_string: str | None = None) -> None:
-        from importlib import metadata
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: object, option_string: str | None = None) -> None:
+        from importlib import metadata  # importlib.metadata is not free: read only for --version
 
         try:
             version = metadata.version("mcp-course")
@@ -216,7 +224,7 @@ def parse(argv: list[str] | None, prog: str = PROG) -> argparse.Namespace:
     return args
 
 
-def _answer(value: str) -> Any:
+def _answer(value: str) -> str | JSONObject:
     if value.lstrip().startswith("{"):
         try:
             parsed = nesting.loads(value)
@@ -231,18 +239,14 @@ def _answer(value: str) -> Any:
 
 
 class _NoModel:
-    async def reply(self, system: str, messages: Any, tools: Any) -> Any:
+    async def reply(self, system: str, messages: list[JSONObject], tools: Sequence[Tool]) -> Reply:
         raise PermissionError("no model to sample with: give the sample with --answer '{\"sample\": \"...\"}'")
 
 
 def console(prog: str = PROG) -> None:
     """The program's start and end, as ``mcp-course`` and ``python -m harness`` run it: the SDK's client half
     only (``harness.sdk_half``), then ``main``, then ``harness.exits`` (flushed, past the interpreter's teardown)."""
-    from harness import sdk_half
-
-    sdk_half.load_only("client")
-    from harness.exits import exit_now
-
+    sdk_half.load_only("client")  # before anything imports mcp
     exit_now(main(prog=prog))
 
 
@@ -272,7 +276,7 @@ def main(argv: list[str] | None = None, out: TextIO | None = None, err: TextIO |
         return signals.reader_left()
 
 
-def _dispatch(args: argparse.Namespace, trap: Any, out: TextIO, err: TextIO) -> int:
+def _dispatch(args: argparse.Namespace, trap: Trap, out: TextIO, err: TextIO) -> int:
     """One command, from the cheapest: those that start nothing first, then those that connect (under ``trap``)."""
     if args.json and args.command not in JSON_COMMANDS:
         raise UsageError(f"--json: '{args.command}' has no JSON output (it goes with {', '.join(JSON_COMMANDS)})")
@@ -283,26 +287,26 @@ def _dispatch(args: argparse.Namespace, trap: Any, out: TextIO, err: TextIO) -> 
     if args.command == "doctor":  # reads each file itself: a broken one is a finding, not the end
         return signals.run(lambda: _doctor(args, paths, out, err), trap)
     if args.command in ("approve", "deny"):
-        from harness.commands import approve
+        from harness.commands import approve  # a command's module loads when it runs: --help loads none
 
         if args.config:
             raise UsageError(f"{args.command} answers for this folder's .mcp.json servers; it takes no --config")
         return approve.answer(args.command, args.server, paths, out)
     servers = config.load(paths, args.config, **config.options(args, err))
     if args.command == "_complete":  # for the completion scripts: names, and nothing started
-        from harness.commands import completion
+        from harness.commands import completion  # a command's module loads when it runs
 
         out.write("".join(f"{name}\n" for name in completion.names(args.kind, servers)))
         return 0
     if args.command in ("login", "logout"):
-        from harness.commands import signin
+        from harness.commands import signin  # a command's module loads when it runs
 
         server = signin.remote(servers, args.server)
         if args.command == "logout":
             return signin.logout(server, _token_store(args), out)
         return signals.run(lambda: _login(args, server, out, err), trap)
     if args.command == "chat":
-        from harness.commands import chat
+        from harness.commands import chat  # a command's module loads when it runs
 
         model, prompt = chat.model(args)
         options = lambda answers, live, transcript: _parts(args, answers, live, transcript)  # noqa: E731
@@ -310,7 +314,7 @@ def _dispatch(args: argparse.Namespace, trap: Any, out: TextIO, err: TextIO) -> 
     return signals.run(lambda: _run(args, _needed(args, servers), arguments, out, err), trap)
 
 
-def _arguments(args: argparse.Namespace) -> dict[str, Any]:
+def _arguments(args: argparse.Namespace) -> JSONObject:
     try:
         value = nesting.loads(args.arguments)
     except nesting.TooDeep as exc:
@@ -322,7 +326,7 @@ def _arguments(args: argparse.Namespace) -> dict[str, Any]:
     return value
 
 
-async def _run(args: argparse.Namespace, servers: list[config.ServerConfig], arguments: dict[str, Any], out: TextIO, err: TextIO) -> int:
+async def _run(args: argparse.Namespace, servers: list[config.ServerConfig], arguments: JSONObject, out: TextIO, err: TextIO) -> int:
     progress = _progress(err) if not args.json and err.isatty() else None
     shown = not args.json and err.isatty()  # progress is for a person at a terminal; warnings always go to stderr
 
@@ -338,7 +342,7 @@ async def _run(args: argparse.Namespace, servers: list[config.ServerConfig], arg
         await stack.connect_all()
         strict = 1 if vars(args).get("strict") and any(e.state in (State.FAILED, State.NEEDS_AUTH) for e in hub.entries.values()) else 0
         if args.command in ("servers", "tools"):  # what completion offers as tool names
-            from harness.commands import completion
+            from harness.commands import completion  # a command's module loads when it runs
 
             completion.remember(servers, {name: [t["name"] for t in client.tools] for name, client in hub.clients.items()
                                           if hub.entries[name].state is State.CONNECTED})
@@ -346,7 +350,7 @@ async def _run(args: argparse.Namespace, servers: list[config.ServerConfig], arg
             return max(strict, _servers(_with_eras(_rows(hub, servers, args.prog), hub), args.json, out))
         failed = _failures(hub, err, args.prog)  # said first: a listing of what did connect follows, and the exit code says it
         if args.command in ("resources", "read", "prompts", "prompt"):
-            from harness.commands import offers
+            from harness.commands import offers  # a command's module loads when it runs
 
             return max(failed, await offers.offers(hub, args, arguments, out))
         names = naming.assign(naming.pairs(hub.clients.values()))
@@ -357,7 +361,7 @@ async def _run(args: argparse.Namespace, servers: list[config.ServerConfig], arg
 
 def _completion(shell: str, prog: str, out: TextIO) -> int:
     """``completion SHELL``: the script, with the commands and options of this parser."""
-    from harness.commands import completion
+    from harness.commands import completion  # a command's module loads when it runs
 
     top = parser(prog)
     commands = next(a for a in top._actions if isinstance(a, argparse._SubParsersAction))  # argparse keeps no public list
@@ -382,17 +386,19 @@ def _needed(args: argparse.Namespace, servers: list[config.ServerConfig]) -> lis
     return named if len(named) == 1 else servers
 
 
-def _stack(args: argparse.Namespace, servers: list[config.ServerConfig], err: TextIO, **more: Any) -> Any:
+def _stack(args: argparse.Namespace, servers: list[config.ServerConfig], err: TextIO, *,
+           on_change: Callable[[Change], None] | None = None, warn: Callable[[str], None] | None = None,
+           progress: Callable[[str], None] | None = None) -> Stack:
     """The stack of every command but chat. The user runs these by hand: nothing to ask permission for, no file to watch."""
     from harness.stack import Permissions, Stack, upto  # the SDK: only once there is something to connect
 
     return Stack(servers, None, upto(given=_parts(args, args.answer, err=err), without=(Permissions,)),
-                 redactor=vars(args).get("redactor"), **more)
+                 redactor=vars(args).get("redactor"), on_change=on_change, warn=warn, progress=progress)
 
 
 async def _login(args: argparse.Namespace, server: config.ServerConfig, out: TextIO, err: TextIO) -> int:
     """``login``: that one server on the CLI's stack (its sign-in is the only thing that runs)."""
-    from harness.commands import signin
+    from harness.commands import signin  # a command's module loads when it runs
 
     async with _stack(args, [server], err) as stack:
         return await signin.login(stack, server.name, out)
@@ -400,7 +406,7 @@ async def _login(args: argparse.Namespace, server: config.ServerConfig, out: Tex
 
 async def _doctor(args: argparse.Namespace, paths: config.Paths, out: TextIO, err: TextIO) -> int:
     """``doctor``: the files and entries read (nothing started), then every server that passed connected at once."""
-    from harness.commands import doctor
+    from harness.commands import doctor  # a command's module loads when it runs
 
     files, problems, servers = doctor.files_problems(paths, args.config, **config.options(args, err))
     found, notes = doctor.static(servers, prog=args.prog)
@@ -417,18 +423,16 @@ async def _doctor(args: argparse.Namespace, paths: config.Paths, out: TextIO, er
 
 
 def _token_store(args: argparse.Namespace) -> Path:
-    from harness import auth
+    from harness import auth  # the SDK and httpx2: only a command that signs in
 
     return args.token_store or auth.default_store()
 
 
-def _parts(args: argparse.Namespace, answers: list[Any], model: Any = None, transcript: Any = None,
-           err: TextIO | None = None) -> list[Any]:
+def _parts(args: argparse.Namespace, answers: list[str | JSONObject], model: Model | None = None,
+           transcript: Transcript | None = None, err: TextIO | None = None) -> list[Part]:
     """The stack's parts the command line sets: sign-in, spill folder, who answers a permission, what servers may ask."""
-    from harness import auth, elicit
-    from harness.ask import Ask
+    from harness import auth, elicit  # the SDK: only once there is something to connect
     from harness.stack import Asking, Auth, Output, Permissions
-    from harness.tools import state_dir
 
     script = elicit.Script(answers) if answers else None
     asker = elicit.Asker(transcript=transcript, ask=Ask.terminal_or_nobody(script))
@@ -445,15 +449,15 @@ def _parts(args: argparse.Namespace, answers: list[Any], model: Any = None, tran
     ]
 
 
-def _desktop_browser(err: TextIO) -> Any:
+def _desktop_browser(err: TextIO) -> Callable[[str], Awaitable[None]]:
     """--sign-in browser: the authorization page printed on stderr, and opened in the desktop's browser if there is
     one; the loopback callback gets the answer."""
-    from harness.commands import signin
+    from harness.commands import signin  # a command's module loads when it runs
 
     async def browse(url: str) -> None:
-        import webbrowser
+        import webbrowser  # only for a sign-in that shows a page
 
-        import anyio
+        import anyio  # the SDK's async library: --help does not load it
 
         signin.shown_url(url, err)
         if signin.has_desktop():
@@ -462,18 +466,17 @@ def _desktop_browser(err: TextIO) -> Any:
     return browse
 
 
-def _prompter(args: argparse.Namespace, script: Any) -> Any:
+def _prompter(args: argparse.Namespace, script: Script | None) -> Asking:
     """Who answers a permission question: --yes, the scenario's answers and --answer (the same script as the servers'
     questions, so one list serves both, in order), the terminal, or nobody (no)."""
-    from harness.ask import Ask
-    from harness.permissions import Asking
+    from harness.permissions import Asking  # only a command that asks for permission (chat)
 
     return Asking(Ask.terminal_or_nobody(script, yes=bool(vars(args).get("yes"))))
 
 
 def _failures(hub: Hub, err: TextIO, prog: str) -> int:
     """Each server that did not connect, as an error line on stderr; the exit code they make (2: its config, 1: other, 0: none)."""
-    from harness.commands import doctor, signin
+    from harness.commands import doctor, signin  # commands' modules: only after a connect
 
     code = 0
     for name in sorted(hub.entries):
@@ -489,7 +492,7 @@ def _failures(hub: Hub, err: TextIO, prog: str) -> int:
     return code
 
 
-def _progress(err: TextIO) -> Any:
+def _progress(err: TextIO) -> Callable[[Change], None]:
     def show(change: Change) -> None:
         if change.old is State.PENDING and change.new is not State.PENDING:  # how each connect ended, as it ends
             err.write(f"{change.server}: {change.new.value}\n")
@@ -498,9 +501,9 @@ def _progress(err: TextIO) -> Any:
     return show
 
 
-def _rows(hub: Hub, servers: list[config.ServerConfig], prog: str) -> list[dict[str, Any]]:
+def _rows(hub: Hub, servers: list[config.ServerConfig], prog: str) -> list[JSONObject]:
     """``config.rows``, with what to do about a ``needs-auth`` server as its error, and a first run's likely cause."""
-    from harness.commands import doctor, signin
+    from harness.commands import doctor, signin  # commands' modules: only after a connect
 
     rows = config.rows(hub, servers)
     for row in rows:
@@ -511,14 +514,12 @@ def _rows(hub: Hub, servers: list[config.ServerConfig], prog: str) -> list[dict[
     return rows
 
 
-def _with_eras(rows: list[dict[str, Any]], hub: Any) -> list[dict[str, Any]]:
+def _with_eras(rows: list[JSONObject], hub: Hub) -> list[JSONObject]:
     """Each row with ``era``: the protocol version its server speaks (s34), None when it is not connected."""
-    from harness import era
-
     return [{**row, "era": era.of(hub.entries[row["name"]].client)} for row in rows]
 
 
-def _servers(rows: list[dict[str, Any]], as_json: bool, out: TextIO) -> int:
+def _servers(rows: list[JSONObject], as_json: bool, out: TextIO) -> int:
     if as_json:
         out.write(json.dumps(rows, indent=1) + "\n")
         return 0
@@ -530,7 +531,7 @@ def _servers(rows: list[dict[str, Any]], as_json: bool, out: TextIO) -> int:
     return 0
 
 
-def _server_line(r: dict[str, Any], width: int) -> str:
+def _server_line(r: JSONObject, width: int) -> str:
     """One row of ``servers``, as a terminal shows it."""
     detail = echo.text(r["error"]) if r["error"] else f"{len(r['tools'])} tools: {echo.names(r['tools'])}"  # a terminal gets server text escaped
     return f"{echo.line(r['name']):<{width}}  {r['scope']:<10} {r['transport'] or '-':<6} {r['state']:<10} {r['era'] or '-':<10} {detail}"
@@ -552,7 +553,7 @@ def _tools(hub: Hub, names: naming.NameMap, as_json: bool, out: TextIO) -> int:
     return 0
 
 
-async def _call(stack: Any, names: naming.NameMap, tool: str, arguments: dict[str, Any], as_json: bool, out: TextIO) -> int:
+async def _call(stack: Stack, names: naming.NameMap, tool: str, arguments: JSONObject, as_json: bool, out: TextIO) -> int:
     try:
         server, original = names.resolve(tool)
     except KeyError:
@@ -565,8 +566,7 @@ async def _call(stack: Any, names: naming.NameMap, tool: str, arguments: dict[st
     if as_json:
         out.write(json.dumps({"is_error": result.is_error, "content": list(result.content), "structured": result.structured}, indent=1) + "\n")
     else:  # as the model would get it (s32)
-        from harness.stack import Output
-        from harness.tools import Tool
+        from harness.stack import Output  # the SDK: loaded by the call already
 
         governor = stack.find(Output).output  # type: ignore[union-attr]  (every command's stack has the part)
         governed = await governor.after_result(None, Tool(tool, "", {}, _no_call, source=server, original=original), result)
@@ -574,5 +574,5 @@ async def _call(stack: Any, names: naming.NameMap, tool: str, arguments: dict[st
     return 1 if result.is_error else 0
 
 
-async def _no_call(arguments: dict[str, Any]) -> Any:
+async def _no_call(arguments: JSONObject) -> NoReturn:
     raise AssertionError("the CLI calls the server itself")

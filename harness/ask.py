@@ -20,18 +20,22 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Iterable
-from typing import Any, TextIO
+from typing import TextIO
 
 from harness import echo, nesting
+from harness.jsonvalue import JSON
+from harness.signals import ask_line
+
+Answer = JSON  # a scenario's or a user's answer: a word, a form ({"form": {...}}), a sample ({"sample": "text"})
 
 
 class Script:
     """The scenario's ``answers``, handed out in order: user answers (words or forms) and model samples apart."""
 
-    def __init__(self, answers: Iterable[Any]) -> None:
+    def __init__(self, answers: Iterable[Answer]) -> None:
         self._items = list(answers)
 
-    def next_answer(self) -> Any:
+    def next_answer(self) -> Answer:
         """The next word or form (not a sample); None when none is left."""
         return self._take(lambda a: not (isinstance(a, dict) and "sample" in a))
 
@@ -39,7 +43,7 @@ class Script:
         found = self._take(lambda a: isinstance(a, dict) and "sample" in a)
         return str(found["sample"]) if found is not None else None
 
-    def _take(self, wanted: Callable[[Any], bool]) -> Any:
+    def _take(self, wanted: Callable[[Answer], bool]) -> Answer:
         for i, item in enumerate(self._items):
             if wanted(item):
                 return self._items.pop(i)
@@ -56,17 +60,16 @@ class Ask:
         self.who = "--yes" if yes else "scripted" if script is not None else "user" if ask_in is not None else "nobody to ask"
 
     @classmethod
-    def terminal_or_nobody(cls, script: Script | None = None, **options: Any) -> Ask:
+    def terminal_or_nobody(cls, script: Script | None = None, yes: bool = False) -> Ask:
         """The script if there is one, else the terminal when stdin is one, else nobody."""
-        return cls(script, ask_in=sys.stdin if script is None and sys.stdin.isatty() else None, **options)
+        return cls(script, ask_in=sys.stdin if script is None and sys.stdin.isatty() else None, yes=yes)
 
-    async def question(self, prompt: str) -> Any:
+    async def question(self, prompt: str) -> Answer:
         """The reply: a word, ``{"form": {...}}`` (JSON typed or scripted), or None (nobody, or the script ran out)."""
         if self.script is not None:
             return self.script.next_answer()
         if self._in is None:
             return None
-        from harness.signals import ask_line
 
         # A question may quote a server (its form's message, a tool's name): escaped, as every line to the terminal is.
         line = (await ask_line(self._in, self._out, echo.terminal(prompt))).strip()

@@ -49,14 +49,25 @@ from __future__ import annotations
 import hashlib
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, TypeVar
+
+from mcp.client.caching import ClientResponseCache, InMemoryResponseCacheStore
+from mcp_types import (CacheableResult, PromptListChangedNotification, ResourceListChangedNotification,
+                       ResourceUpdatedNotification, ToolListChangedNotification)
 
 from harness import sdk_compat
 from harness.client import Host
 from harness.echo import line as printable
 from harness.hooks import Mechanism, Request
+
+if TYPE_CHECKING:
+    from mcp.client.caching import CacheEntry, CacheKey, ResponseCacheStore
+    from mcp.client.session import ClientSession
+    from mcp_types import Result, ServerNotification
+
+T = TypeVar("T")
 ENTRIES = 256  # answers kept per session at most, the least recently used dropped first: a server's big answers stay bounded
 
 
@@ -69,11 +80,11 @@ class Settings:
     """How a connection's cache runs: ``ResponseCache(Settings(...))``."""
 
     clock: Callable[[], float] = time.time  # epoch seconds, as the SDK's CacheConfig.clock
-    store: Callable[[], Any] | None = None  # a new ResponseCacheStore per session; None: the SDK's in-memory one
+    store: Callable[[], ResponseCacheStore] | None = None  # a new ResponseCacheStore per session; None: the SDK's in-memory one
     partition: Callable[[], str] = field(default=_nobody)  # the session's authorization identity, read when it opens
 
 
-def partition(authorizer: Any) -> Callable[[], str]:
+def partition(authorizer: object | None) -> Callable[[], str]:
     """The partition for a server behind ``authorizer`` (``harness.auth.Authorizer``, or None): a hash of the
     access token its session opens with, "" before a sign-in or without OAuth. The token itself is kept nowhere."""
     if authorizer is None:
@@ -97,25 +108,20 @@ class ResponseCache(Mechanism):
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.hits = 0  # requests served without being sent, over the connection's life
-        self._session: Any = None  # the session the cache below belongs to
-        self._cache: Any = None
-        self._heard: list[Any] = []  # notifications that make entries stale, not yet applied
+        self._session: ClientSession | None = None  # the session the cache below belongs to
+        self._cache: ClientResponseCache | None = None
+        self._heard: list[ServerNotification] = []  # notifications that make entries stale, not yet applied
         self._failed = False  # the store failed once: said once
 
     def bind(self, host: Host) -> None:
         self._conn = host
 
     def on_notification(self, message: object) -> None:
-        from mcp_types import (PromptListChangedNotification, ResourceListChangedNotification, ResourceUpdatedNotification,
-                               ToolListChangedNotification)
-
         if isinstance(message, (ToolListChangedNotification, PromptListChangedNotification, ResourceListChangedNotification,
                                 ResourceUpdatedNotification)):
             self._heard.append(message)  # evicted before the next read or store: a callback must not wait
 
-    async def around_request(self, session: Any, method: str, key: str, request: Request) -> Any:
-        from mcp_types import CacheableResult
-
+    async def around_request(self, session: ClientSession, method: str, key: str, request: Request) -> Result:
         cache = self._for(session)
         await self._evict(cache)
         if (hit := await cache.read(method, key)) is not None:
@@ -132,11 +138,9 @@ class ResponseCache(Mechanism):
             await cache.write(method, key, result, generation, "use")
         return result
 
-    def _for(self, session: Any) -> Any:
+    def _for(self, session: ClientSession) -> ClientResponseCache:
         """The cache of ``session``: a new, empty one when the session is new (what was heard before is moot)."""
         if session is not self._session:
-            from mcp.client.caching import ClientResponseCache, InMemoryResponseCacheStore
-
             _quiet_sdk()
             settings = self.settings
             store = settings.store() if settings.store is not None else InMemoryResponseCacheStore(max_entries=ENTRIES)
@@ -147,7 +151,7 @@ class ResponseCache(Mechanism):
                 share_public=False, negotiated_version=lambda: session.protocol_version)
         return self._cache
 
-    async def _evict(self, cache: Any) -> None:
+    async def _evict(self, cache: ClientResponseCache) -> None:
         heard, self._heard = self._heard, []
         for notification in heard:
             await cache.evict_for_notification(notification)
@@ -162,22 +166,22 @@ class ResponseCache(Mechanism):
 class _Reported:
     """A store that tells ``failed`` of each failing operation, then raises on, so the SDK degrades to a miss."""
 
-    def __init__(self, inner: Any, failed: Callable[[str, BaseException], None]) -> None:
+    def __init__(self, inner: ResponseCacheStore, failed: Callable[[str, BaseException], None]) -> None:
         self._inner, self._failed = inner, failed
 
-    async def get(self, key: Any) -> Any:
+    async def get(self, key: CacheKey) -> CacheEntry | None:
         return await self._do("get", self._inner.get, key)
 
-    async def set(self, key: Any, entry: Any) -> None:
+    async def set(self, key: CacheKey, entry: CacheEntry) -> None:
         await self._do("set", self._inner.set, key, entry)
 
-    async def delete(self, key: Any) -> None:
+    async def delete(self, key: CacheKey) -> None:
         await self._do("delete", self._inner.delete, key)
 
     async def clear(self) -> None:
         await self._do("clear", self._inner.clear)
 
-    async def _do(self, operation: str, act: Callable[..., Any], *args: Any) -> Any:
+    async def _do(self, operation: str, act: Callable[..., Awaitable[T]], *args: CacheKey | CacheEntry) -> T:
         try:
             return await act(*args)
         except Exception as exc:

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from asyncio import CancelledError
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import anyio
 import mcp_types as types
@@ -38,14 +38,18 @@ from harness import hooks
 from harness.deadline import Deadline
 from harness.errors import ToolError
 from harness.guard import UnsendableFrame, printable, refused_result, trimmed
-from harness.hooks import JSON, Call, Mechanism, Request
+from harness.hooks import Call, Mechanism, Request
+from harness.jsonvalue import JSON
 from harness.results import ToolResult
 from harness.sessions import Unlisted
 
 if TYPE_CHECKING:
     from mcp.client.session import ClientSession
 
+    from harness.hooks import Sent
     from harness.sessions import SessionOwner
+
+T = TypeVar("T")
 
 
 def _needs_tasks(tool: Mapping[str, JSON]) -> bool:
@@ -54,7 +58,7 @@ def _needs_tasks(tool: Mapping[str, JSON]) -> bool:
     return isinstance(execution, Mapping) and execution.get("taskSupport") == "required"
 
 
-async def _sent(call: Call, **more: Any) -> Any:
+async def _sent(call: Call, **more: Any) -> Sent:  # more: the SDK request's keywords (input_responses, ...)
     """The innermost send: one request (s33's rounds add ``input_responses`` and the like)."""
     if call.method == "resources/read":
         return await call.session.read_resource(call.tool, **more)
@@ -79,7 +83,7 @@ class CallPath:
         self._send = hooks.sends(mechanisms, _sent)
         self.fetched: hooks.Fetch = hooks.fetches(mechanisms)
 
-    async def request(self, what: str, request: Awaitable[Any], limit: float, name: str) -> Any:
+    async def request(self, what: str, request: Awaitable[T], limit: float, name: str) -> T:
         """One request under ``limit`` s (the timeout ``name``): its result, or ``ToolError`` naming it."""
         owner = self._owner
         try:

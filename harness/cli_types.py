@@ -14,7 +14,7 @@ The lesson runner (``harness.lesson``, every lesson's ``code.py``) and the user 
 It imports only the standard library: a lesson parses its arguments before any SDK is
 imported, so ``--help`` and a mistake answer at once.
 
-Introduced by s19's runner; shared with the CLI since issue 17. Not handled here: the
+Introduced by s19. Shared by the lesson runner and the CLI. Not handled here: the
 options themselves (each command adds its own), environment variables (``harness.spec``).
 """
 

@@ -32,11 +32,14 @@ Not handled here: what each member does (the modules that implement them say).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Protocol, TypeGuard, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, TypeGuard, TypeVar, runtime_checkable
+
+from harness.jsonvalue import JSON, JSONObject
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable
 
+    import mcp_types
     from mcp.client.session import ClientSession
 
     from harness.errors import ServerError
@@ -45,6 +48,7 @@ if TYPE_CHECKING:
     from harness.spec import Limits, ServerSpec, State, Timeouts
     from harness.transports.context import Context
 
+T = TypeVar("T")
 Observer = Callable[["State", str], None]  # (the new state, why in a few words)
 
 
@@ -53,14 +57,14 @@ class Client(Protocol):
     """What the rest of the harness needs from any MCP client, mock or real."""
 
     name: str
-    tools: list[dict[str, Any]]  # as tools/list returned them: name, description, inputSchema, annotations
+    tools: list[JSONObject]  # as tools/list returned them: name, description, inputSchema, annotations
 
-    async def call_tool(self, tool: str, arguments: dict[str, Any]) -> ToolResult: ...
+    async def call_tool(self, tool: str, arguments: JSONObject) -> ToolResult: ...
 
 
 @runtime_checkable
 class Lists(Protocol):
-    async def list_tools(self) -> list[dict[str, Any]]: ...
+    async def list_tools(self) -> list[JSONObject]: ...
 
 
 @runtime_checkable
@@ -90,22 +94,22 @@ class Retimed(Protocol):
 class Offering(Protocol):
     """A mechanism that answers a connection's resources and prompts (``Offers`` less the capabilities)."""
 
-    resources: list[dict[str, Any]]
-    resource_templates: list[dict[str, Any]]
-    prompts: list[dict[str, Any]]
+    resources: list[JSONObject]
+    resource_templates: list[JSONObject]
+    prompts: list[JSONObject]
 
-    async def list_resources(self) -> list[dict[str, Any]]: ...
+    async def list_resources(self) -> list[JSONObject]: ...
 
-    async def read_resource(self, uri: str) -> list[dict[str, Any]]: ...
+    async def read_resource(self, uri: str) -> list[JSONObject]: ...
 
-    async def get_prompt(self, name: str, arguments: dict[str, str]) -> dict[str, Any]: ...
+    async def get_prompt(self, name: str, arguments: dict[str, str]) -> JSONObject: ...
 
-    def drain_logs(self) -> list[dict[str, Any]]: ...
+    def drain_logs(self) -> list[JSONObject]: ...
 
 
 @runtime_checkable
 class Offers(Offering, Protocol):
-    capabilities: dict[str, Any]  # as the server declared them at initialize
+    capabilities: JSONObject  # as the server declared them at initialize
 
 
 @runtime_checkable
@@ -139,7 +143,7 @@ class Host(Protocol):
 
     name: str
     spec: ServerSpec
-    tools: list[dict[str, Any]]
+    tools: list[JSONObject]
 
     @property
     def state(self) -> State: ...
@@ -154,7 +158,7 @@ class Host(Protocol):
     def generation(self) -> int: ...  # sessions established so far
 
     @property
-    def capabilities(self) -> dict[str, Any]: ...  # as the server declared them
+    def capabilities(self) -> JSONObject: ...  # as the server declared them
 
     @property
     def context(self) -> Context | None: ...  # the current session's transport context
@@ -167,7 +171,7 @@ class Host(Protocol):
 
     def say(self, kind: str, text: str) -> None: ...  # a transcript line ("note", "warning"); warnings also to the UI
 
-    def post(self, kind: str, **fields: Any) -> None: ...  # a transcript event
+    def post(self, kind: str, **fields: JSON) -> None: ...  # a transcript event
 
     def begin(self, phase: str) -> None: ...  # the opening's current step, which a failure then names
 
@@ -179,13 +183,13 @@ class Host(Protocol):
 
     async def renew(self, generation: int) -> bool: ...  # replace that session, once however many ask
 
-    async def relist_tools(self, session: ClientSession) -> list[dict[str, Any]]: ...
+    async def relist_tools(self, session: ClientSession) -> list[JSONObject]: ...
 
-    async def request(self, what: str, request: Awaitable[Any], limit: float, name: str) -> Any: ...
+    async def request(self, what: str, request: Awaitable[T], limit: float, name: str) -> T: ...
 
-    async def send(self, method: str, target: str, arguments: dict[str, Any], what: str) -> Any: ...  # read/prompt, rounds too
+    async def send(self, method: str, target: str, arguments: dict[str, JSON], what: str) -> mcp_types.Result: ...  # rounds too
 
-    async def fetched(self, session: ClientSession, method: str, key: str, request: Request) -> Any: ...
+    async def fetched(self, session: ClientSession, method: str, key: str, request: Request) -> mcp_types.Result: ...
 
     def hear_via(self, session: ClientSession, source: str) -> None: ...  # notifications come on ``source``, not the session
 

@@ -32,22 +32,35 @@ import tempfile
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, TextIO
 
 import anyio
+import httpx2
 import mcp_types as types
+from mcp.client.auth.extensions.client_credentials import (ClientCredentialsOAuthProvider, PrivateKeyJWTOAuthProvider,
+                                                          SignedJWTParameters)
+from mcp.client.auth.extensions.identity_assertion import IdentityAssertionOAuthProvider
+from mcp.client.auth.utils import extract_resource_metadata_from_www_auth
+from mcp.shared.auth import OAuthClientInformationFull
 
 from harness import nesting
+from harness import era, stack
+from harness.auth import Authorizer, TokenStore
 from harness.errors import HarnessError, ToolError
+from harness.jsonvalue import JSONObject
 from harness.transcript import Transcript
 from harness.connection import connect
 from harness.spec import ServerSpec
+
+if TYPE_CHECKING:
+    from mcp.client.auth import TokenStorage
+    from mcp.client.session import ClientRequestContext
 
 CIMD_URL = "https://conformance-test.local/client-metadata.json"  # the document the suite's CIMD scenario expects
 EXAMPLES = {"string": "test", "number": 1, "integer": 1, "boolean": True}
 
 
-async def accept_defaults(ctx: Any, params: Any) -> types.ElicitResult:
+async def accept_defaults(ctx: ClientRequestContext, params: types.ElicitRequestParams) -> types.ElicitResult:
     """Accept a form elicitation with every default its schema gives; decline anything else."""
     schema = getattr(params, "requested_schema", None)
     if not isinstance(schema, dict):
@@ -56,20 +69,17 @@ async def accept_defaults(ctx: Any, params: Any) -> types.ElicitResult:
     return types.ElicitResult(action="accept", content={k: p["default"] for k, p in properties.items() if "default" in p})
 
 
-def example_arguments(schema: dict[str, Any]) -> dict[str, Any]:
+def example_arguments(schema: JSONObject) -> JSONObject:
     """One value per property: its default, or a plain example of its type."""
     return {k: p.get("default", EXAMPLES.get(p.get("type"), "test")) for k, p in (schema.get("properties") or {}).items()}
 
 
 @asynccontextmanager
-async def scenario_auth(url: str, scenario: str, context: dict[str, Any], out: Any) -> AsyncIterator[Any]:
+async def scenario_auth(url: str, scenario: str, context: JSONObject, out: TextIO) -> AsyncIterator[httpx2.Auth | None]:
     """The ``httpx2.Auth`` for an ``auth/*`` scenario (None for the others)."""
     if not scenario.startswith("auth/"):
         yield None
         return
-    from mcp.shared.auth import OAuthClientInformationFull
-
-    from harness.auth import Authorizer, TokenStore
 
     with tempfile.TemporaryDirectory(prefix="mcp-conformance-") as folder:
         store = TokenStore(Path(folder), "conformance", url)
@@ -89,14 +99,8 @@ async def scenario_auth(url: str, scenario: str, context: dict[str, Any], out: A
             yield authz.auth
 
 
-def _client_credentials(url: str, context: dict[str, Any], store: Any) -> Any:
+def _client_credentials(url: str, context: JSONObject, store: TokenStorage) -> httpx2.Auth:
     """Machine-to-machine: no user, no browser; a client secret or a signed JWT (RFC 7523)."""
-    from mcp.client.auth.extensions.client_credentials import (
-        ClientCredentialsOAuthProvider,
-        PrivateKeyJWTOAuthProvider,
-        SignedJWTParameters,
-    )
-
     if "private_key_pem" in context:
         signer = SignedJWTParameters(issuer=context["client_id"], subject=context["client_id"], signing_key=context["private_key_pem"],
                                      signing_algorithm=context.get("signing_algorithm", "RS256"))
@@ -104,12 +108,8 @@ def _client_credentials(url: str, context: dict[str, Any], store: Any) -> Any:
     return ClientCredentialsOAuthProvider(url, store, context["client_id"], context["client_secret"])
 
 
-async def _cross_app_access(url: str, context: dict[str, Any], store: Any) -> Any:
+async def _cross_app_access(url: str, context: JSONObject, store: TokenStorage) -> httpx2.Auth:
     """SEP-990: trade the enterprise IdP's ID token for an ID-JAG (RFC 8693), then the ID-JAG for an access token (RFC 7523)."""
-    import httpx2
-    from mcp.client.auth.extensions.identity_assertion import IdentityAssertionOAuthProvider
-    from mcp.client.auth.utils import extract_resource_metadata_from_www_auth
-
     async with httpx2.AsyncClient(timeout=30) as http:
         # The provider takes the authorization server as configuration; the suite only tells
         # us the MCP URL, so ask the resource once, as the default flow would (RFC 9728).
@@ -132,7 +132,7 @@ async def _cross_app_access(url: str, context: dict[str, Any], store: Any) -> An
                                           token_endpoint_auth_method="client_secret_basic")
 
 
-async def run(url: str, scenario: str, out: Any, context: dict[str, Any] | None = None) -> int:
+async def run(url: str, scenario: str, out: TextIO, context: JSONObject | None = None) -> int:
     async with scenario_auth(url, scenario, context or {}, out) as auth:
         return await _exercise(url, scenario, out, auth, context or {})
 
@@ -140,7 +140,7 @@ async def run(url: str, scenario: str, out: Any, context: dict[str, Any] | None 
 SCHEMA_ECHO = "json_schema_echo"  # json-schema-2020-12-preservation's tool that takes a schema back
 
 
-def plan(scenario: str, tools: list[dict[str, Any]], context: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+def plan(scenario: str, tools: list[JSONObject], context: JSONObject) -> list[tuple[str, JSONObject]]:
     """The calls to make: (tool name, arguments), in order."""
     if scenario == "initialize":
         return []
@@ -151,9 +151,7 @@ def plan(scenario: str, tools: list[dict[str, Any]], context: dict[str, Any]) ->
     return [(tool["name"], example_arguments(tool.get("inputSchema") or {})) for tool in tools]
 
 
-async def _exercise(url: str, scenario: str, out: Any, auth: Any, context: dict[str, Any]) -> int:
-    from harness import era, stack
-
+async def _exercise(url: str, scenario: str, out: TextIO, auth: httpx2.Auth | None, context: JSONObject) -> int:
     conn = await connect(ServerSpec("conformance", "http", url=url), auth=auth, handshake=era.handshake(era.AUTO),
                          mechanisms=stack.mechanisms({"elicitation_callback": accept_defaults}, eras=True))
     try:

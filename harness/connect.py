@@ -28,11 +28,11 @@ states and retries (s28).
 
 from __future__ import annotations
 
-from typing import Any
 
-from harness import echo
+from harness import echo, naming
 from harness.errors import ServerError, ToolError
 from harness.hub import LIVE, OFF, Hub
+from harness.jsonvalue import JSONObject
 from harness.mcp_client import Namer
 from harness.spec import State
 from harness.tools import Tool
@@ -49,7 +49,7 @@ def connect_tool(hub: Hub, namer: Namer | None = None) -> Tool:
     for its servers (it has no odd names: s21 is where they come in).
     """
 
-    async def connect_mcp(args: dict[str, Any]) -> str:
+    async def connect_mcp(args: JSONObject) -> str:
         name = args.get("name")
         if not isinstance(name, str) or not name:
             raise ToolError("argument 'name': expected a server name")
@@ -84,7 +84,6 @@ def _model_facing(server: str, tools: list[str], namer: Namer | None) -> list[st
     if namer is None:
         # Imported here, not at the top: naming is s21's module, and s20's page shows this
         # one. The reply must name what the model can call, and only naming's names can be.
-        from harness import naming
 
         namer = naming.assign
     # One pair at a time: a name is a function of its pair, and a collision is the hub's

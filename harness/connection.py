@@ -45,7 +45,7 @@ from __future__ import annotations
 import os
 import warnings
 from collections.abc import Awaitable, Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypeVar
 
 import anyio
 import anyio.abc
@@ -56,14 +56,19 @@ from harness.calls import CallPath
 from harness.client import Observer, Offering
 from harness.errors import ServerError, ToolError
 from harness.hooks import Mechanism, Request
+from harness.jsonvalue import JSON, JSONObject
 from harness.opening import CLIENT_INFO, Handshake, Opener, Opening
 from harness.results import ToolResult
 from harness.sessions import STDERR_TAIL_LINES, SessionOwner
 from harness.spec import Limits, ServerSpec, State, Timeouts
 from harness.transcript import Transcript
 
+T = TypeVar("T")
+
 if TYPE_CHECKING:
     import httpx2
+    import mcp_types
+    from mcp.client.session import IncomingMessage
 
     from harness.wire import WireTap
 
@@ -99,7 +104,7 @@ class MCPConnection:
     to the mechanisms it holds."""
 
     def __init__(self, spec: ServerSpec, *, transport: transports.Transport, timeouts: Timeouts, limits: Limits,
-                 transcript: Transcript | None, tap: WireTap | None = None, auth: Auth | None = None,
+                 transcript: Transcript | None, tap: WireTap | None = None, auth: httpx2.Auth | None = None,
                  handshake: Handshake = classic_handshake, respec: Callable[[], ServerSpec] | None = None,
                  mechanisms: Sequence[Mechanism] = (), warn: Callable[[str], None] | None = None,
                  progress: Callable[[str], None] | None = None) -> None:
@@ -137,7 +142,7 @@ class MCPConnection:
     def say(self, kind: str, text: str) -> None:
         self.owner.say(kind, text)
 
-    def post(self, kind: str, **fields: Any) -> None:
+    def post(self, kind: str, **fields: JSON) -> None:
         self.owner.post(kind, **fields)
 
     def begin(self, phase: str) -> None:
@@ -152,17 +157,17 @@ class MCPConnection:
     async def renew(self, generation: int) -> bool:
         return await self.owner.renew(generation)
 
-    async def request(self, what: str, request: Awaitable[Any], limit: float, name: str) -> Any:
+    async def request(self, what: str, request: Awaitable[T], limit: float, name: str) -> T:
         return await self.calls.request(what, request, limit, name)
 
-    async def send(self, method: str, target: str, arguments: dict[str, Any], what: str) -> Any:
+    async def send(self, method: str, target: str, arguments: dict[str, JSON], what: str) -> mcp_types.Result:
         return await self.calls.send(method, target, arguments, what)
 
-    async def fetched(self, session: ClientSession, method: str, key: str, request: Request) -> Any:
+    async def fetched(self, session: ClientSession, method: str, key: str, request: Request) -> mcp_types.Result:
         """One cacheable request: ``request()``, unless a mechanism's ``around_request`` answers it."""
         return await self.calls.fetched(session, method, key, request)
 
-    async def relist_tools(self, session: ClientSession) -> list[dict[str, Any]]:
+    async def relist_tools(self, session: ClientSession) -> list[JSONObject]:
         """tools/list again on ``session`` (s30: after list_changed), with every bound and cut of the first."""
         return await self.calls.listing(session)
 
@@ -183,11 +188,11 @@ class MCPConnection:
         """Use ``timeouts`` from the next request on (s29: the config changed them; asked through the hub)."""
         self.owner.timeouts = timeouts
 
-    async def call_tool(self, tool: str, arguments: dict[str, Any]) -> ToolResult:
+    async def call_tool(self, tool: str, arguments: JSONObject) -> ToolResult:
         """``tools/call``: the result as data, or ``ToolError`` naming the server and tool."""
         return await self.calls.call(tool, arguments)
 
-    async def list_tools(self) -> list[dict[str, Any]]:
+    async def list_tools(self) -> list[JSONObject]:
         """``tools/list``, every page, under the ``list`` timeout; refreshes ``tools``."""
         return await self.calls.list_tools()
 
@@ -226,16 +231,16 @@ class MCPConnection:
     resource_templates = property(lambda self: self._offers.resource_templates if self._offers else [])
     prompts = property(lambda self: self._offers.prompts if self._offers else [])
 
-    async def list_resources(self) -> list[dict[str, Any]]:
+    async def list_resources(self) -> list[JSONObject]:
         return await self._offered().list_resources()
 
-    async def read_resource(self, uri: str) -> list[dict[str, Any]]:
+    async def read_resource(self, uri: str) -> list[JSONObject]:
         return await self._offered().read_resource(uri)
 
-    async def get_prompt(self, name: str, arguments: dict[str, str]) -> dict[str, Any]:
+    async def get_prompt(self, name: str, arguments: dict[str, str]) -> JSONObject:
         return await self._offered().get_prompt(name, arguments)
 
-    def drain_logs(self) -> list[dict[str, Any]]:
+    def drain_logs(self) -> list[JSONObject]:
         return self._offers.drain_logs() if self._offers else []
 
     def _offered(self) -> Offering:
@@ -250,7 +255,7 @@ class MCPConnection:
         for mechanism in self._opened:
             await mechanism.on_open(session)
 
-    async def _on_message(self, message: Any) -> None:
+    async def _on_message(self, message: IncomingMessage) -> None:
         if isinstance(message, Exception):
             self.say("warning", f"{self.name}: skipped a line that is not JSON-RPC: {message}")
         else:
@@ -288,7 +293,7 @@ class Connections:
         await self._tg.__aenter__()
         return self
 
-    async def __aexit__(self, *exc_info: Any) -> bool | None:
+    async def __aexit__(self, *exc_info: object) -> bool | None:
         assert self._tg is not None, "Connections was not entered"
         for conn in self.open_connections:
             conn.close_soon()

@@ -13,14 +13,14 @@
 
 It runs on every call, so it is a bare event-loop timer and not an anyio
 ``CancelScope(deadline=...)``: that costs about twice the CPU, and with the SDK's own scope
-around each request it was 5% of a call over stdio (issue 23). The timer cancels the task as
+around each request it was 5% of a call over stdio. The timer cancels the task as
 ``asyncio.timeout`` does (``Task.cancel``), which anyio's scopes let pass (anyio 4 counts a
 task's cancellations), and ``expired()`` tells that cancellation from any other. One that
 lands in the very step the timer fires reads as the timeout, as with ``asyncio.timeout``;
 its scope is still cancelled, and ends its block at the caller's next checkpoint.
 ``restart()`` is how progress notifications start the timeout again (s28).
 
-Introduced by issue 23 (the call timeout itself by s23). Not handled here: trio (the harness
+Not handled here: trio (the harness
 runs on asyncio), a wait the task shields from cancellation (the timer cannot cut it).
 """
 

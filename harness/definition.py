@@ -19,18 +19,19 @@ from collections.abc import Mapping
 from typing import Any
 
 from harness import echo
+from harness.jsonvalue import JSONMapping, JSONObject
 
 PARTS = ("title", "description", "inputSchema", "outputSchema", "annotations")  # of a tools/list entry
 
 
-def of(tool: Any) -> dict[str, Any]:
+def of(tool: Any) -> JSONObject:
     """The definition of a ``harness.tools.Tool`` (or of a listing entry) in a listing's shape, to compare."""
     if isinstance(tool, Mapping):
         return {part: tool.get(part) for part in PARTS if tool.get(part) is not None}
     return {"description": tool.description, "inputSchema": dict(tool.input_schema), "annotations": dict(tool.annotations)}
 
 
-def changes(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[str]:
+def changes(before: JSONMapping, after: JSONMapping) -> list[str]:
     """The parts that differ between two definitions (``of``'s shape), each annotation by its own name."""
     found: list[str] = []
     for part in PARTS:

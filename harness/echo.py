@@ -25,8 +25,7 @@ in a tool result or to the terminal in a transcript line, it passes through here
 
 A cut is counted in characters of the original, and never splits an escape.
 
-Introduced by issue 8 (item 15) for s20's ``connect_mcp`` reply, used from s19 on:
-``harness.mcp_client`` (a call refused before it is sent), ``harness.naming``,
+Used from s19 on: ``harness.mcp_client`` (a call refused before it is sent), ``harness.naming``,
 ``harness.schemas`` and ``harness.pool`` show names and text through it, and so do the
 guard (a dropped tool, a bad answer), the file tools (a model-given path), the HTTP
 transports (an error body) and auth (the authorization server's refusal): one escaper

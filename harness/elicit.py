@@ -42,18 +42,26 @@ from __future__ import annotations
 import json
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, TextIO, TypeVar
 
 import mcp_types as types
+from mcp.client.session import ClientRequestContext
 from mcp.shared.exceptions import MCPError
 
 from harness import echo, pages
-from harness.ask import Ask, Script  # Script: named here too, as s33 and the CLI use it
+from harness.ask import Answer, Ask, Script  # Script: named here too, as s33 and the CLI use it
 from harness.client import Host, Rooted
 from harness.hooks import Call, Mechanism, Send
 from harness.errors import ToolError
 from harness.guard import printable
+from harness.jsonvalue import JSON, JSONMapping, JSONObject
 from harness.transcript import Transcript
+
+if TYPE_CHECKING:
+    from harness.hooks import Sent, SessionCallback
+    from harness.model import Model
+
+R = TypeVar("R")  # what a request brings back once the server stops asking
 
 DECISIONS = ("accept", "decline", "cancel")
 INPUT_ROUNDS = 5  # input-required rounds (2026-07-28) in one call before giving up
@@ -61,10 +69,10 @@ URL_RETRIES = 3  # calls made again after the user visited a page (-32042), as C
 CALLBACKS = ("elicitation_callback", "sampling_callback", "list_roots_callback")
 
 
-async def rounds(send: Callable[[dict[str, Any] | None, str | None], Awaitable[Any]], *,
-                 answer: Callable[[Mapping[str, Any]], Awaitable[dict[str, Any]]],
+async def rounds(send: Callable[[types.InputResponses | None, str | None], Awaitable[R | types.InputRequiredResult]], *,
+                 answer: Callable[[types.InputRequests], Awaitable[types.InputResponses]],
                  visit: Callable[[MCPError], Awaitable[bool]] | None, restart: Callable[[], None], where: str,
-                 told: Callable[[int, Mapping[str, Any]], None] | None = None) -> Any:
+                 told: Callable[[int, types.InputRequests], None] | None = None) -> R:
     """``send(responses, request_state)`` until the server stops asking: its result, or ``ToolError``.
 
     ``answer`` answers an input-required result's requests; ``visit`` shows the pages of a
@@ -72,7 +80,7 @@ async def rounds(send: Callable[[dict[str, Any] | None, str | None], Awaitable[A
     starts the call timeout again after each round; ``told(round, requests)`` hears of each
     input-required result before it is answered.
     """
-    responses: dict[str, Any] | None = None
+    responses: types.InputResponses | None = None
     state: str | None = None
     visits = 0
     for number in range(1, INPUT_ROUNDS + 1):
@@ -100,7 +108,7 @@ class InputRounds(Mechanism):
 
     order = 40
 
-    def __init__(self, callbacks: Mapping[str, Any]) -> None:
+    def __init__(self, callbacks: Mapping[str, SessionCallback]) -> None:
         self._callbacks = dict(callbacks)
         self._say: Callable[[str, str], None] = lambda kind, text: None
         self._name = ""
@@ -108,13 +116,13 @@ class InputRounds(Mechanism):
     def bind(self, host: Host) -> None:
         self._say, self._name = host.say, host.name
 
-    def session_options(self) -> dict[str, Any]:
+    def session_options(self) -> dict[str, SessionCallback]:
         return dict(self._callbacks)  # the SDK declares a capability exactly for each callback given
 
-    async def around_send(self, call: Call, proceed: Send) -> Any:
+    async def around_send(self, call: Call, proceed: Send) -> Sent:
         # The first request as rounds() would send it. A result that asks for nothing (nearly
         # every call) is the call's at once: no round is built for it, since this runs per call.
-        first: Any
+        first: Sent | MCPError | None
         try:
             first = await proceed(call, input_responses=None, request_state=None, allow_input_required=True)
         except MCPError as exc:
@@ -125,7 +133,7 @@ class InputRounds(Mechanism):
             if not isinstance(first, types.InputRequiredResult):
                 return first
 
-        async def again(responses: dict[str, Any] | None, state: str | None) -> Any:
+        async def again(responses: types.InputResponses | None, state: str | None) -> Sent:
             nonlocal first
             if first is not None:  # round 1 was sent above: its outcome, as if sent now
                 outcome, first = first, None
@@ -134,7 +142,7 @@ class InputRounds(Mechanism):
                 return outcome
             return await proceed(call, input_responses=responses, request_state=state, allow_input_required=True)
 
-        def told(number: int, requests: Mapping[str, Any]) -> None:  # the 2026-07-28 round, named: it looks like any form otherwise
+        def told(number: int, requests: types.InputRequests) -> None:  # the 2026-07-28 round, named: it looks like any form otherwise
             asked = ", ".join(f"{_KINDS.get(type(r), 'input')} '{key}'" for key, r in requests.items()) or "nothing"
             self._say("note", f"{self._name}: {call.tool}: input-required round {number}: no result yet, the server asks for {asked}; "
                               "the harness answers, then makes the call again with the answers")
@@ -145,8 +153,6 @@ class InputRounds(Mechanism):
 
     async def _visit(self, call: Call, exc: MCPError) -> bool:
         """Hand each page of a -32042 error to the elicitation callback (URL mode); True if the user did them all."""
-        from mcp.client.session import ClientRequestContext
-
         data = exc.data if isinstance(exc.data, dict) else {}
         pages = [e for e in data.get("elicitations") or [] if isinstance(e, dict) and e.get("mode") == "url"]
         if not pages:
@@ -159,11 +165,9 @@ class InputRounds(Mechanism):
                 return False
         return True
 
-    async def _answer(self, call: Call, requests: Mapping[str, Any]) -> dict[str, Any]:
+    async def _answer(self, call: Call, requests: types.InputRequests) -> types.InputResponses:
         """The answers to an input-required result, from the same callbacks that serve the server's own requests."""
-        from mcp.client.session import ClientRequestContext
-
-        answers: dict[str, Any] = {}
+        answers: types.InputResponses = {}
         for key, request in requests.items():
             context = ClientRequestContext(session=call.session, request_id=key)
             method = getattr(request, "method", "input")  # a request of a kind this client does not know may lack one
@@ -190,7 +194,7 @@ class Asker:
         self._ask = ask or Ask(script, ask_in=ask_in, ask_out=ask_out)  # the one way a person is asked (harness.ask)
         self.script, self.transcript, self.who = self._ask.script, transcript, self._ask.who
 
-    async def form(self, server: str, message: str, schema: Mapping[str, Any]) -> tuple[str, dict[str, Any] | None]:
+    async def form(self, server: str, message: str, schema: JSONMapping) -> tuple[str, JSONObject | None]:
         props = schema.get("properties") or {}
         required = set(schema.get("required") or [])
         fields = "; ".join(_field(n, p, n in required) for n, p in props.items())
@@ -227,7 +231,7 @@ class Asker:
         self._say(server, "sampling: " + what, "", "yes" if yes else "no")
         return yes
 
-    async def _answer(self, question: str) -> Any:
+    async def _answer(self, question: str) -> Answer:
         return None if self._ask.yes else await self._ask.question(question + ": ")  # --yes answers permissions only
 
     def _say(self, server: str, asked: str, detail: str, answer: str) -> None:
@@ -238,12 +242,13 @@ class Asker:
 class Sampler:
     """Answers ``sampling/createMessage`` with the harness's model, within per-server limits and with consent."""
 
-    def __init__(self, model: Any, asker: Asker, script: Script | None = None, *, max_requests: int = 3, max_tokens: int = 1000) -> None:
+    def __init__(self, model: Model, asker: Asker, script: Script | None = None, *, max_requests: int = 3, max_tokens: int = 1000) -> None:
         self.model, self.asker, self.script = model, asker, script
         self.max_requests, self.max_tokens = max_requests, max_tokens
         self.used: dict[str, int] = {}
 
-    async def sample(self, server: str, messages: list[dict[str, Any]], system: str | None, max_tokens: int, tools: Any = None) -> str:
+    async def sample(self, server: str, messages: list[JSONObject], system: str | None, max_tokens: int,
+                     tools: list[types.Tool] | None = None) -> str:
         """The model's text; ``PermissionError`` (refused or over a limit) says why."""
         if tools:
             raise PermissionError("sampling with tools is not offered by this client")
@@ -271,18 +276,18 @@ class Roots:
     def listing(self) -> list[dict[str, str]]:
         return [{"uri": self.root.as_uri(), "name": "workspace"}]
 
-    async def move(self, root: Path, clients: Iterable[Any]) -> None:
+    async def move(self, root: Path, clients: Iterable[object]) -> None:
         self.root = root.resolve()
         for client in clients:
             if isinstance(client, Rooted):
                 await client.roots_changed()
 
 
-def callbacks(server: str, *, asker: Asker | None = None, sampler: Sampler | None = None, roots: Roots | None = None) -> dict[str, Any]:
+def callbacks(server: str, *, asker: Asker | None = None, sampler: Sampler | None = None, roots: Roots | None = None) -> dict[str, SessionCallback]:
     """``ClientSession`` options for one server: a callback (and so a capability) only for each part given."""
-    options: dict[str, Any] = {}
+    options: dict[str, SessionCallback] = {}
     if asker is not None:
-        async def elicit(context: Any, params: Any) -> Any:
+        async def elicit(context: ClientRequestContext, params: types.ElicitRequestParams) -> types.ElicitResult:
             if getattr(params, "mode", "form") == "url":
                 done = await asker.visit(server, params.message, params.url)
                 return types.ElicitResult(action="accept" if done else "decline")
@@ -291,7 +296,7 @@ def callbacks(server: str, *, asker: Asker | None = None, sampler: Sampler | Non
 
         options["elicitation_callback"] = elicit
     if sampler is not None:
-        async def sample(context: Any, params: Any) -> Any:
+        async def sample(context: ClientRequestContext, params: types.CreateMessageRequestParams) -> types.CreateMessageResult | types.ErrorData:
             messages = [{"role": m.role, "content": m.content.text if getattr(m.content, "type", "") == "text" else "[non-text content]"}
                         for m in params.messages]
             try:
@@ -303,21 +308,21 @@ def callbacks(server: str, *, asker: Asker | None = None, sampler: Sampler | Non
 
         options["sampling_callback"] = sample
     if roots is not None:
-        async def list_roots(context: Any) -> Any:
+        async def list_roots(context: ClientRequestContext) -> types.ListRootsResult:
             return types.ListRootsResult(roots=[types.Root(uri=r["uri"], name=r["name"]) for r in roots.listing()])
 
         options["list_roots_callback"] = list_roots
     return options
 
 
-def _field(name: str, prop: Any, required: bool) -> str:
+def _field(name: str, prop: JSON, required: bool) -> str:
     prop = prop if isinstance(prop, dict) else {}
     kind = "|".join(prop["enum"]) if isinstance(prop.get("enum"), list) else str(prop.get("type", "any"))
     extra = [k for k, on in (("required", required),) if on] + ([f"default {json.dumps(prop['default'])}"] if "default" in prop else [])
     return f"{name} ({kind}" + (", " + ", ".join(extra) if extra else "") + ")"
 
 
-def _form_answer(given: Any) -> tuple[str, dict[str, Any] | None]:
+def _form_answer(given: Answer) -> tuple[str, JSONObject | None]:
     if isinstance(given, dict) and isinstance(given.get("form"), dict):
         return "accept", given["form"]
     if isinstance(given, str) and given.strip().lower() in DECISIONS:
@@ -325,7 +330,7 @@ def _form_answer(given: Any) -> tuple[str, dict[str, Any] | None]:
     return "decline", None  # nobody answered, or an answer that is no form: the safe choice
 
 
-def _typed(value: Any, prop: Any) -> Any:
+def _typed(value: JSON, prop: JSON) -> JSON:
     """A typed answer for a field (a terminal gives strings): booleans and numbers as the schema says."""
     kind = prop.get("type") if isinstance(prop, dict) else None
     if isinstance(value, str) and kind == "boolean":

@@ -47,12 +47,13 @@ Introduced by s34. Not handled here: an older modern revision (the SDK knows onl
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from harness import sdk_compat
 from harness.client import Speaks
 from harness.echo import line
 from harness.errors import ConfigError
+from harness.jsonvalue import JSONMapping, JSONObject
 
 if TYPE_CHECKING:
     from mcp.client.session import ClientSession
@@ -74,7 +75,7 @@ UP_AGAIN = "reconnected (server/discover)"  # a 2026-07-28 session's state line:
 
 def protocol(server: ServerConfig) -> str:
     """The era a configured server (``harness.config.ServerConfig``) pins: its ``protocol`` field, default ``auto``."""
-    raw: Mapping[str, Any] = server.raw
+    raw: JSONMapping = server.raw
     value = raw.get(FIELD, AUTO)
     if value not in CHOICES:
         kinds = {bool: "true or false", int: "a number", float: "a number", list: "a list", dict: "an object", type(None): "null"}
@@ -95,6 +96,7 @@ def handshake(choice: str = AUTO) -> Handshake:
     if choice not in CHOICES:
         raise ValueError(f"no era {choice!r} (eras: {', '.join(CHOICES)})")
 
+    # The SDK, once a connection is set up: config reading imports this module (check) and must not load it.
     from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
     from harness.opening import Opening
@@ -113,7 +115,7 @@ def of(client: object) -> str | None:
 
 async def negotiate(session: ClientSession, timeouts: Timeouts, choice: str = AUTO) -> str | None:
     """Open ``session`` in the era ``choice`` says; what the transcript is told (None for a pinned era)."""
-    import mcp_types as types
+    import mcp_types as types  # the SDK: only when a session opens, not when a config is checked
     from mcp.shared.exceptions import MCPError
     from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, LATEST_MODERN_VERSION, MODERN_PROTOCOL_VERSIONS
     from pydantic import ValidationError
@@ -189,7 +191,7 @@ async def negotiate(session: ClientSession, timeouts: Timeouts, choice: str = AU
             version, retried = both[-1], True
 
 
-async def _discover(session: ClientSession, version: str) -> dict[str, Any]:
+async def _discover(session: ClientSession, version: str) -> JSONObject:
     """One ``server/discover`` at ``version``: the raw result, or the error (``MCPError``).
 
     As the SDK's ``ClientSession.send_discover`` builds it (the ``_meta`` envelope, the
@@ -197,11 +199,9 @@ async def _discover(session: ClientSession, version: str) -> dict[str, Any]:
     the SDK's is a fixed 10 s; ours is the connect clock around this call. The SDK's public
     ``send_discover`` cannot take another timeout, so this goes through ``harness.sdk_compat``.
     """
-    import mcp_types as types
+    import mcp_types as types  # the SDK: only when a session opens
     from mcp.client.session import MCP_METHOD_HEADER, MCP_PROTOCOL_VERSION_HEADER
     from mcp_types import CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY, PROTOCOL_VERSION_META_KEY
-
-    from harness import sdk_compat
 
     capabilities = sdk_compat.capabilities_at(session, version)
     client_info = sdk_compat.client_info(session)

@@ -24,7 +24,8 @@ from typing import Any
 from mcp.shared.exceptions import MCPError
 
 from harness.client import Host
-from harness.hooks import JSON, Call, Mechanism, Proceed, Send
+from harness.hooks import Call, Mechanism, Proceed, Send
+from harness.jsonvalue import JSON
 from harness.errors import ToolError
 from harness.results import ToolResult
 

@@ -31,7 +31,7 @@ Coming in, from the server:
 ``Limits.description`` characters of each description; each cut is a warning that names
 what was cut and the limit.
 
-Introduced by the hardening of issue 8, for every transport from s23 on. Not handled here:
+Used by every transport from s23 on. Not handled here:
 schemas the Messages API refuses (a later step reshapes them), names (s21 does).
 """
 
@@ -40,7 +40,7 @@ from __future__ import annotations
 from collections import Counter
 import re
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING
 
 import mcp_types as types
 import pydantic_core
@@ -49,8 +49,12 @@ from mcp_types.methods import validate_server_result
 from pydantic import ValidationError
 
 from harness import echo, nesting
+from harness.jsonvalue import JSON, JSONObject
 from harness.spec import Limits
-from harness.wire import InvalidFrame, ReadWrapper, StreamWrapper
+from harness.wire import InvalidFrame, ReadWrapper, Receives, Sends, StreamWrapper
+
+if TYPE_CHECKING:
+    from harness.wire import Frame
 
 HANDSHAKE_VERSION = "2025-11-25"  # what the SDK assumes before initialize has answered
 TRUNCATED = "… [truncated]"  # after a cut description (Claude Code's marker)
@@ -67,9 +71,9 @@ class UnsendableFrame(ValueError):
 printable = echo.line  # server-given text on one line, escaped and cut; the name connection.py imports
 
 
-def unsendable(value: Any) -> str | None:
+def unsendable(value: object) -> str | None:
     """Where in ``value`` a string holds a lone surrogate (``arguments.files[2]``), or None."""
-    stack: list[tuple[str, Any]] = [("", value)]
+    stack: list[tuple[str, object]] = [("", value)]
     while stack:
         where, item = stack.pop()
         if isinstance(item, str):
@@ -97,13 +101,14 @@ def _lone(text: str) -> str | None:
     return None
 
 
-def guard(read: Any, write: Any, *, errors: dict[Any, str], warn: Warn, closed_code: Counter[str] | None = None) -> tuple[Any, Any]:
+def guard(read: Receives, write: Sends, *, errors: dict[types.RequestId, str], warn: Warn,
+          closed_code: Counter[str] | None = None) -> tuple[Receives, Sends]:
     """Wrap a session's (read, write) streams; see the module docstring."""
     state = _State(errors, warn, closed_code if closed_code is not None else Counter())
     return _In(read, state), _Out(write, state)
 
 
-def trimmed(tools: list[dict[str, Any]], limits: Limits, more: bool = False) -> tuple[list[dict[str, Any]], list[str]]:
+def trimmed(tools: list[JSONObject], limits: Limits, more: bool = False) -> tuple[list[JSONObject], list[str]]:
     """The tools a server may keep, and a warning per kind of cut. ``more``: pages were left unread."""
     warnings = []
     if len(tools) > limits.tools or more:
@@ -126,13 +131,13 @@ def trimmed(tools: list[dict[str, Any]], limits: Limits, more: bool = False) -> 
 class _State:
     """What the two wrappers of one session share: the requests to watch the answers of."""
 
-    def __init__(self, errors: dict[Any, str], warn: Warn, closed_code: Counter[str]) -> None:
+    def __init__(self, errors: dict[types.RequestId, str], warn: Warn, closed_code: Counter[str]) -> None:
         self.errors, self.warn, self.closed_code = errors, warn, closed_code
-        self.listings: set[Any] = set()  # ids of our tools/list requests not answered yet
-        self.initialize: Any = None  # id of our initialize request
+        self.listings: set[types.RequestId] = set()  # ids of our tools/list requests not answered yet
+        self.initialize: types.RequestId | None = None  # id of our initialize request
         self.version = HANDSHAKE_VERSION
 
-    def sent(self, message: Any) -> None:
+    def sent(self, message: types.JSONRPCMessage) -> None:
         if not isinstance(message, types.JSONRPCRequest):
             return
         if message.method == "tools/list":
@@ -140,7 +145,7 @@ class _State:
         elif message.method == "initialize":
             self.initialize = message.id
 
-    def received(self, item: Any) -> Any:
+    def received(self, item: Frame) -> Frame:
         if isinstance(item, InvalidFrame):
             return _unparsed_answer(item) or item
         if not isinstance(item, SessionMessage):
@@ -165,7 +170,7 @@ class _State:
                 self.closed_code[error.message] += 1
         return item
 
-    def _check_tools(self, result: Any) -> None:
+    def _check_tools(self, result: JSON) -> None:
         tools = result.get("tools") if isinstance(result, dict) else None
         if not isinstance(tools, list):
             return  # not a page of tools at all: the SDK rejects it, and says why
@@ -232,7 +237,7 @@ def refused_result(exc: Exception) -> str | None:
     return None
 
 
-def _problem(tool: Any, version: str) -> str | None:
+def _problem(tool: JSON, version: str) -> str | None:
     """What the SDK would reject about one tool of a tools/list page, or None."""
     page = {"tools": [tool]}
     try:
@@ -250,19 +255,21 @@ def _problem(tool: Any, version: str) -> str | None:
 class _In(ReadWrapper):
     """Server -> session: each message past the checks (``_State.received``)."""
 
-    def __init__(self, inner: Any, state: _State) -> None:
+    def __init__(self, inner: Receives, state: _State) -> None:
         super().__init__(inner)
+        self._inner: Receives = inner
         self._state = state
 
-    async def receive(self) -> Any:
+    async def receive(self) -> Frame:
         return self._state.received(await self._inner.receive())
 
 
 class _Out(StreamWrapper):
     """Session -> server: refuses what cannot be sent, notes what to watch the answer of."""
 
-    def __init__(self, inner: Any, state: _State) -> None:
+    def __init__(self, inner: Sends, state: _State) -> None:
         super().__init__(inner)
+        self._inner: Sends = inner
         self._state = state
 
     async def send(self, item: SessionMessage) -> None:
@@ -274,7 +281,7 @@ class _Out(StreamWrapper):
         await self._inner.send(item)
 
 
-def _encodes(value: Any) -> bool:
+def _encodes(value: object) -> bool:
     """True when ``value`` encodes as UTF-8 JSON: the common case, in Rust; False sends ``unsendable`` looking.
 
     pydantic-core's encoder refuses a lone surrogate anywhere, keys too (``surrogates not

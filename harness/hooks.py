@@ -39,15 +39,19 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from harness.jsonvalue import JSON
+
 if TYPE_CHECKING:
     import anyio
-    from mcp.client.session import ClientSession
+    import mcp_types
+    from mcp.client.session import ClientSession, ElicitationFnT, ListRootsFnT, LoggingFnT, MessageHandlerFnT, SamplingFnT
 
     from harness.client import Host
     from harness.deadline import Deadline
     from harness.results import ToolResult
 
-JSON = Any  # a value as JSON carries it: a tool's arguments, a listing's entry
+    Sent = mcp_types.Result  # what the request(s) bring back: a CallToolResult, ReadResourceResult, GetPromptResult, or an InputRequiredResult
+    SessionCallback = SamplingFnT | ElicitationFnT | ListRootsFnT | LoggingFnT | MessageHandlerFnT  # one of ClientSession's
 
 
 @dataclass
@@ -72,10 +76,10 @@ class Call:
 
 Proceed = Callable[[], Awaitable["ToolResult"]]
 # (call, **more arguments of the SDK's request) -> its result (CallToolResult, ...), or an InputRequiredResult
-Send = Callable[..., Awaitable[Any]]
+Send = Callable[..., Awaitable["Sent"]]
 CallTool = Callable[[str, dict[str, JSON]], Awaitable["ToolResult"]]
-Request = Callable[[], Awaitable[Any]]  # sends one cacheable request: the SDK's result object
-Fetch = Callable[["ClientSession", str, str, Request], Awaitable[Any]]  # (session, method, key, request) -> the result
+Request = Callable[[], Awaitable["mcp_types.Result"]]  # sends one cacheable request: the SDK's result object
+Fetch = Callable[["ClientSession", str, str, Request], Awaitable["mcp_types.Result"]]  # (session, method, key, request) -> the result
 
 
 class Mechanism:
@@ -89,7 +93,7 @@ class Mechanism:
     def bind(self, host: Host) -> None:
         """Told its connection once, before the first session."""
 
-    def session_options(self) -> Mapping[str, Callable[..., Any]]:
+    def session_options(self) -> Mapping[str, SessionCallback]:
         """``ClientSession`` callbacks it adds (``logging_callback``, ``elicitation_callback``, ...)."""
         return {}
 
@@ -110,11 +114,11 @@ class Mechanism:
         """Around each call, outside its timeout."""
         return await proceed()
 
-    async def around_send(self, call: Call, proceed: Send) -> Any:
+    async def around_send(self, call: Call, proceed: Send) -> Sent:
         """Around the tools/call request(s), inside the timeout; ``proceed(call, **more)`` sends."""
         return await proceed(call)
 
-    async def around_request(self, session: ClientSession, method: str, key: str, request: Request) -> Any:
+    async def around_request(self, session: ClientSession, method: str, key: str, request: Request) -> mcp_types.Result:
         """Around one cacheable request: the first page of ``tools/list``, ``resources/list``,
         ``resources/templates/list`` or ``prompts/list`` (``key`` ""), or a ``resources/read`` (``key``
         its uri). ``request()`` sends it; the SDK's result comes back, from it or from elsewhere."""
@@ -173,12 +177,12 @@ def fetches(mechanisms: Sequence[Mechanism]) -> Fetch:
     return fetch
 
 
-async def _request(session: ClientSession, method: str, key: str, request: Request) -> Any:
+async def _request(session: ClientSession, method: str, key: str, request: Request) -> mcp_types.Result:
     return await request()
 
 
 def _wrap_fetch(mechanism: Mechanism, inner: Fetch) -> Fetch:
-    def fetch(session: ClientSession, method: str, key: str, request: Request) -> Awaitable[Any]:
+    def fetch(session: ClientSession, method: str, key: str, request: Request) -> Awaitable[mcp_types.Result]:
         return mechanism.around_request(session, method, key, lambda: inner(session, method, key, request))
 
     return fetch
@@ -191,8 +195,8 @@ def _wrap_call(around: Callable[[str, dict[str, JSON], Proceed], Awaitable[ToolR
     return call
 
 
-def _wrap_send(around: Callable[[Call, Send], Awaitable[Any]], inner: Send) -> Send:
-    def send(call: Call, **more: Any) -> Awaitable[Any]:
+def _wrap_send(around: Callable[[Call, Send], Awaitable[Sent]], inner: Send) -> Send:
+    def send(call: Call, **more: Any) -> Awaitable[Sent]:  # more: the SDK request's keywords
         return around(call, (lambda call, **extra: inner(call, **more, **extra)) if more else inner)
 
     return send

@@ -24,8 +24,7 @@ raises a ``HarnessError`` to refuse (s21's name checker refuses a server whose t
 would collide with a connected server's). A refused server is closed and ``failed``, a
 warning names it and why, and the run goes on: collisions cannot end a run.
 
-Introduced by the hub spine (s20 is the first lesson whose servers change while the
-agent runs). ``connect_all`` opens several at once, with a limit, and joins them in the
+``connect_all`` opens several at once, with a limit, and joins them in the
 order asked, with at most ``local_limit()`` local and 20 remote servers opening at once (s28). ``reconnect``
 connects a server again by hand. Not handled here: config files (s27), reload (s29).
 """
@@ -38,13 +37,17 @@ from collections.abc import Awaitable, Callable, ItemsView, Iterable, Iterator, 
 from contextlib import nullcontext
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING
 
 from harness import echo, transports
 from harness.errors import AuthRequired, ConfigError, HarnessError, ServerError
 from harness.client import Client, Closes, Observed, Renews, Retimed
+from harness.jsonvalue import JSONObject
 from harness.spec import ServerSpec, State, Timeouts
 from harness.transcript import Transcript, grouped
+
+if TYPE_CHECKING:
+    import anyio
 
 Connector = Callable[[], Awaitable[Client]]
 Accept = Callable[[Mapping[str, Client]], None]
@@ -96,7 +99,7 @@ class Entry:
     error: HarnessError | None = None  # why it failed, as raised
 
     @property
-    def tools(self) -> list[dict[str, Any]]:
+    def tools(self) -> list[JSONObject]:
         """The tools the server listed (empty unless it has a client)."""
         return list(self.client.tools) if self.client is not None else []
 
@@ -156,12 +159,12 @@ class Hub:
         self.entries: Mapping[str, Entry] = MappingProxyType(self._entries)  # read-only to everyone else
         self.clients: Mapping[str, Client] = _Live(self._entries)
         self._order = _InOrder()  # connects join in the order asked
-        self._connecting: dict[str, Any] = {}  # name -> an anyio.Event set when its connect under way ends
+        self._connecting: dict[str, anyio.Event] = {}  # name -> an anyio.Event set when its connect under way ends
 
     async def __aenter__(self) -> Hub:
         return self
 
-    async def __aexit__(self, *exc_info: Any) -> None:
+    async def __aexit__(self, *exc_info: object) -> None:
         await self.aclose()
 
     # -- the map: only these methods write it --
@@ -349,7 +352,7 @@ class _InOrder:
 
     def __init__(self) -> None:
         self._taken = self._joined = 0
-        self._turn: Any = None  # an anyio.Event, set each time a ticket joins (made by the first ticket)
+        self._turn: anyio.Event | None = None  # set each time a ticket joins (made by the first ticket)
 
     def take(self) -> int:
         import anyio  # only connects that run at once need the turns
@@ -365,7 +368,7 @@ class _InOrder:
 
     async def done(self, ticket: int) -> None:
         """``ticket``'s turn is over. Cancelled while waiting, it still takes its turn, or later tickets stall."""
-        import anyio
+        import anyio  # as in take(): only connects that run at once
 
         with anyio.CancelScope(shield=True):
             await self.wait(ticket)
@@ -375,7 +378,7 @@ class _InOrder:
 
 
 async def in_pools(names: list[str], kinds: Mapping[str, str], limits: Mapping[str, int],
-                   connect: Callable[[str], Awaitable[Any]], transcript: Transcript | None) -> None:
+                   connect: Callable[[str], Awaitable[object]], transcript: Transcript | None) -> None:
     """``connect(name)`` for each of ``names`` at once, at most ``limits[kind]`` of a kind at a time; the transcript
     holds what each prints until it is that server's turn, so the output is in the order asked."""
     import anyio  # concurrency is only needed here, by real connections
@@ -396,7 +399,7 @@ async def in_pools(names: list[str], kinds: Mapping[str, str], limits: Mapping[s
                 transcript.release(f"hub:{name}")
 
 
-async def _close_all(clients: list[Any]) -> None:
+async def _close_all(clients: list[Client]) -> None:
     """Close them in parallel: each may wait out a grace."""
     if clients:
         import anyio  # only real connections need closing, and they run on anyio

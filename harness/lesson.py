@@ -41,18 +41,26 @@ import shutil
 import sys
 import tempfile
 from collections.abc import Awaitable, Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AsyncExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, TextIO
 
-from harness import sdklog, signals
+from harness import sdk_half, sdklog, signals
 from harness.cli_types import Parser, positive
-from harness.errors import HarnessError, UsageError
+from harness.errors import HarnessError, ServerError, UsageError
+from harness.exits import exit_now
+from harness.hub import Hub, unavailable
+from harness.jsonvalue import JSONObject
 from harness.loop import DEFAULT_MAX_TURNS, Policy, PoolSource, run_agent
 from harness.model import DEFAULT_LIVE_MODEL, Model, Scenario, ScriptedModel, live_model
+from harness.spec import ServerSpec, Timeouts
 from harness.tools import Workspace
 from harness.transcript import Normalizer, Transcript
+
+if TYPE_CHECKING:
+    from harness.hooks import Mechanism
+    from harness.wire import WireTap
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -67,7 +75,7 @@ class Run:
     transcript: Transcript
     workspace: Workspace
 
-    async def agent(self, pool: PoolSource, policy: Policy = Policy()) -> list[dict[str, Any]]:
+    async def agent(self, pool: PoolSource, policy: Policy = Policy()) -> list[JSONObject]:
         """Run the agent loop on this run's model, prompt and transcript."""
         return await run_agent(self.model, self.prompt, pool, self.transcript, self.args.max_turns, policy)
 
@@ -87,13 +95,9 @@ def run_lesson(lesson_file: str, doc: str | None, argv: list[str] | None, out: T
     """
     program = _is_program(lesson_file)
     if program:
-        from harness import sdk_half
-
         sdk_half.load_only("client")  # nothing imported mcp yet: the options come first
     code = _run(lesson_file, doc, argv, out, session, options)
     if program:
-        from harness.exits import exit_now
-
         exit_now(code)
     return code
 
@@ -193,8 +197,8 @@ def _workspace(given: Path | None, trap: signals.Trap) -> Iterator[Path]:
             signals.finish(lambda: shutil.rmtree(tmp, ignore_errors=True))
 
 
-async def http_hub(run: Run, stack: Any, transport: str, flags: dict[str, list[str]], tap: Any, call_timeout: float,
-                   mechanisms: Callable[[], Sequence[Any]] = tuple) -> Any:
+async def http_hub(run: Run, stack: AsyncExitStack, transport: str, flags: dict[str, list[str]], tap: WireTap | None,
+                   call_timeout: float, mechanisms: Callable[[], Sequence[Mechanism]] = tuple) -> Hub:
     """s24 to s25's wiring: each mock server in ``flags`` served over ``transport`` on 127.0.0.1, added to a new hub.
 
     Everything it opens is entered on ``stack`` (an ``AsyncExitStack``): the servers first,
@@ -202,12 +206,9 @@ async def http_hub(run: Run, stack: Any, transport: str, flags: dict[str, list[s
     stops the processes. A server that did not start is said, and left to ``connect_mcp``
     to explain. The SDK is imported here, after the command line was parsed.
     """
-    from harness import naming
-    from harness.connection import Connections
-    from harness.errors import ServerError
-    from harness.hub import Hub, unavailable
-    from harness.spec import ServerSpec, Timeouts
-    from mock_servers.launch import serve_all
+    from harness import naming  # hashlib and OpenSSL: --help does not load them
+    from harness.connection import Connections  # the SDK: only a lesson with HTTP servers, after its options are parsed
+    from mock_servers.launch import serve_all  # the course's mock servers: only that lesson's
 
     urls = await serve_all(stack, transport, flags)
     for name, url in urls.items():

@@ -43,7 +43,8 @@ import anyio
 from harness import hooks
 from harness.client import Host
 from harness.connection import Reconnect
-from harness.hooks import JSON, Proceed
+from harness.hooks import Proceed
+from harness.jsonvalue import JSON
 from harness.errors import ServerError
 from harness.results import ToolResult
 from harness.spec import State

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from harness.errors import ToolError
+from harness.jsonvalue import JSONObject
 from harness.model import Model, ToolCall
 from harness.results import ToolResult
 from harness.tools import Tool
@@ -80,9 +81,9 @@ async def run_agent(
     transcript: Transcript,
     max_turns: int = DEFAULT_MAX_TURNS,
     policy: Policy = Policy(),
-) -> list[dict[str, Any]]:
+) -> list[JSONObject]:
     """Run one user prompt to the end; returns the whole conversation."""
-    messages: list[dict[str, Any]] = [{"role": "user", "content": prompt}]
+    messages: list[JSONObject] = [{"role": "user", "content": prompt}]
     transcript.user(prompt)
     shown: Turn | None = None
     for _ in range(max_turns):
@@ -106,9 +107,9 @@ async def run_agent(
     return messages
 
 
-async def _run_calls(calls: list[ToolCall], tools: dict[str, Tool], transcript: Transcript, policy: Policy) -> list[dict[str, Any]]:
+async def _run_calls(calls: list[ToolCall], tools: dict[str, Tool], transcript: Transcript, policy: Policy) -> list[JSONObject]:
     """Every call of one turn, in order; back-to-back calls to a ``concurrent`` tool run at once."""
-    blocks: list[dict[str, Any]] = []
+    blocks: list[JSONObject] = []
     i = 0
     while i < len(calls):
         tool, j = tools.get(calls[i].name), i + 1
@@ -119,12 +120,12 @@ async def _run_calls(calls: list[ToolCall], tools: dict[str, Tool], transcript: 
     return blocks
 
 
-async def _run_one(call: ToolCall, tool: Tool | None, transcript: Transcript, policy: Policy) -> list[dict[str, Any]]:
+async def _run_one(call: ToolCall, tool: Tool | None, transcript: Transcript, policy: Policy) -> list[JSONObject]:
     transcript.emit("tool_call", name=call.name, input=call.input)
     return [_finish(call, await _execute(call, tool, policy), transcript, policy)]
 
 
-async def _run_together(calls: list[ToolCall], tool: Tool | None, transcript: Transcript, policy: Policy) -> list[dict[str, Any]]:
+async def _run_together(calls: list[ToolCall], tool: Tool | None, transcript: Transcript, policy: Policy) -> list[JSONObject]:
     """Run the calls at once; print each call, what it caused and its result in call order, as if one by one.
 
     The policy hooks of these calls run at once too.
@@ -162,7 +163,7 @@ async def _execute(call: ToolCall, tool: Tool | None, policy: Policy) -> ToolRes
 
 
 # lesson: s32
-def _finish(call: ToolCall, result: ToolResult, transcript: Transcript, policy: Policy) -> dict[str, Any]:
+def _finish(call: ToolCall, result: ToolResult, transcript: Transcript, policy: Policy) -> JSONObject:
     content = policy.render(result)
     shown = policy.show(content)
     transcript.emit("tool_result", name=call.name, content=shown, is_error=result.is_error)

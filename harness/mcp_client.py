@@ -26,6 +26,7 @@ from typing import Any
 from harness import echo, schemas
 from harness.client import Client
 from harness.errors import ToolError
+from harness.jsonvalue import JSONObject
 from harness.results import ToolResult, text_block
 from harness.tools import Tool
 
@@ -40,7 +41,7 @@ class MockClient:
     def __init__(self, server: Any) -> None:
         self.name: str = server.name
         self._server = server
-        self.tools: list[dict[str, Any]] = []
+        self.tools: list[JSONObject] = []
 
     @classmethod
     async def connect(cls, server: Any) -> MockClient:
@@ -48,12 +49,12 @@ class MockClient:
         await client.list_tools()
         return client
 
-    async def list_tools(self) -> list[dict[str, Any]]:
+    async def list_tools(self) -> list[JSONObject]:
         """Simulates ``tools/list``: the server describes its tools."""
         self.tools = [tool.listing() for tool in self._server.tools]
         return self.tools
 
-    async def call_tool(self, tool: str, arguments: dict[str, Any]) -> ToolResult:
+    async def call_tool(self, tool: str, arguments: JSONObject) -> ToolResult:
         """Simulates ``tools/call``; a server-side failure is a result with ``is_error``, as in MCP."""
         definition = self._server.tool(tool)
         if definition is None:
@@ -89,10 +90,10 @@ def agent_tools(clients: Iterable[Client], namer: Namer = plain_names) -> list[T
     return tools
 
 
-def _caller(client: Client, tool: str, check: schemas.Check) -> Callable[[dict[str, Any]], Any]:
+def _caller(client: Client, tool: str, check: schemas.Check) -> Callable[[JSONObject], Any]:
     # A named function instead of a lambda in the loop above: each closure must capture
     # its own client and tool, not the loop variables' last values.
-    async def call(arguments: dict[str, Any]) -> ToolResult:
+    async def call(arguments: JSONObject) -> ToolResult:
         problem = check(arguments)
         if problem is not None:  # the server never sees it; the model reads why
             raise ToolError(f"server {echo.name(client.name)}: tool {echo.name(tool)}: arguments do not match the tool's input schema, "

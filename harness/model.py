@@ -39,10 +39,11 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 from harness.errors import ModelError, ScenarioError, ToolNotInPool, UsageError
 from harness.files import read_regular
+from harness.jsonvalue import JSON, JSONObject
 from harness.tools import Tool
 
 DEFAULT_LIVE_MODEL = "claude-sonnet-4-5"
@@ -54,7 +55,7 @@ MAX_DEPTH = 50  # nested lists and mappings; PyYAML recurses per level, and the 
 class ToolCall:
     id: str
     name: str
-    input: dict[str, Any]
+    input: JSONObject
 
 
 @dataclass(frozen=True)
@@ -62,15 +63,15 @@ class Reply:
     text: str
     tool_calls: tuple[ToolCall, ...] = ()
 
-    def as_message(self) -> dict[str, Any]:
+    def as_message(self) -> JSONObject:
         """The assistant message to append to the conversation."""
-        blocks: list[dict[str, Any]] = [{"type": "text", "text": self.text}] if self.text else []
+        blocks: list[JSONObject] = [{"type": "text", "text": self.text}] if self.text else []
         blocks += [{"type": "tool_use", "id": c.id, "name": c.name, "input": c.input} for c in self.tool_calls]
         return {"role": "assistant", "content": blocks}
 
 
 class Model(Protocol):
-    async def reply(self, system: str, messages: list[dict[str, Any]], tools: Sequence[Tool]) -> Reply: ...
+    async def reply(self, system: str, messages: list[JSONObject], tools: Sequence[Tool]) -> Reply: ...
 
 
 # --- scripted ----------------------------------------------------------------------
@@ -79,7 +80,7 @@ class Model(Protocol):
 @dataclass(frozen=True)
 class ScriptedCall:
     name: str
-    input: dict[str, Any]
+    input: JSONObject
     where: str  # key path, for error messages
 
 
@@ -96,7 +97,7 @@ class Scenario:
     turns: tuple[ScriptedTurn, ...]
     # What the user answers when the harness asks (s31 permissions, s33 elicitation), in
     # order: "yes", "no", "always", or a mapping of form fields. Offline only.
-    answers: tuple[Any, ...] = ()
+    answers: tuple[JSON, ...] = ()
 
     @classmethod
     def load(cls, path: Path, display: str | None = None) -> Scenario:
@@ -115,11 +116,11 @@ class Scenario:
         return cls.parse(_yaml(text, source), source)
 
     @classmethod
-    def parse(cls, data: Any, source: str) -> Scenario:
+    def parse(cls, data: object, source: str) -> Scenario:
         def fail(where: str, problem: str) -> ScenarioError:
             return ScenarioError(f"{source}: {where}: {problem}")
 
-        def mapping(value: Any, where: str, allowed: set[str]) -> dict[str, Any]:
+        def mapping(value: object, where: str, allowed: set[str]) -> JSONObject:
             if not isinstance(value, dict):
                 raise fail(where, "expected a mapping")
             unknown = sorted(set(value) - allowed, key=str)
@@ -127,7 +128,7 @@ class Scenario:
                 raise fail(f"{where}.{unknown[0]}" if where else str(unknown[0]), f"unknown key (allowed: {', '.join(sorted(allowed))})")
             return value
 
-        def text(value: Any, where: str, required: bool) -> str:
+        def text(value: object, where: str, required: bool) -> str:
             if value is None and not required:
                 return ""
             if not isinstance(value, str) or (required and not value.strip()):
@@ -169,19 +170,19 @@ class Scenario:
         return cls(source, prompt, tuple(turns), tuple(answers))
 
 
-def _yaml(text: str, source: str) -> Any:
+def _yaml(text: str, source: str) -> object:
     """``yaml.safe_load``, refusing aliases and deep nesting; every failure is one ``ScenarioError`` line."""
     import yaml  # only scripted runs need it
 
     class Refused(yaml.YAMLError):
-        def __init__(self, problem: str, mark: Any) -> None:
+        def __init__(self, problem: str, mark: yaml.Mark) -> None:
             super().__init__(problem)
             self.problem, self.problem_mark = problem, mark
 
     class Loader(yaml.SafeLoader):
         depth = 0
 
-        def compose_node(self, parent: Any, index: Any) -> Any:
+        def compose_node(self, parent: yaml.Node | None, index: object) -> yaml.Node | None:
             if self.check_event(yaml.AliasEvent):
                 event = self.peek_event()
                 raise Refused(f"YAML aliases are not allowed (*{event.anchor}): write the value out", event.start_mark)
@@ -206,7 +207,7 @@ def _yaml(text: str, source: str) -> Any:
         loader.dispose()
 
 
-def _not_json(value: Any, where: str) -> tuple[str, str] | None:
+def _not_json(value: object, where: str) -> tuple[str, str] | None:
     """(key path, problem) of the first value in ``value`` that JSON cannot carry; None if it is all JSON."""
     stack = [(value, where)]  # a stack, not recursion: depth is bounded by the loader, this stays flat anyway
     while stack:
@@ -233,7 +234,7 @@ class ScriptedModel:
         self._next = 0
         self._ids = 0
 
-    async def reply(self, system: str, messages: list[dict[str, Any]], tools: Sequence[Tool]) -> Reply:
+    async def reply(self, system: str, messages: list[JSONObject], tools: Sequence[Tool]) -> Reply:
         if self._next >= len(self.scenario.turns):
             raise ScenarioError(f"{self.scenario.source}: turns: the run asked for turn {self._next + 1} but the script has {len(self.scenario.turns)}")
         turn = self.scenario.turns[self._next]
@@ -262,7 +263,7 @@ class AnthropicModel:
         self.model = model
         self.max_tokens = max_tokens
 
-    async def reply(self, system: str, messages: list[dict[str, Any]], tools: Sequence[Tool]) -> Reply:
+    async def reply(self, system: str, messages: list[JSONObject], tools: Sequence[Tool]) -> Reply:
         try:
             response = await self._client.messages.create(
                 model=self.model,

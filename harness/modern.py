@@ -39,11 +39,11 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Mapping
 from contextlib import AsyncExitStack
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import anyio
 import mcp_types as types
-from mcp.client.subscriptions import SubscriptionLost, listen
+from mcp.client.subscriptions import Subscription, SubscriptionLost, listen
 from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
@@ -51,10 +51,13 @@ from harness import sdk_compat
 from harness.client import Host
 from harness.errors import ToolError
 from harness.guard import printable
-from harness.hooks import JSON, Call, Mechanism, Send
+from harness.hooks import Call, Mechanism, Send
+from harness.jsonvalue import JSON
 
 if TYPE_CHECKING:
     from mcp.client.session import ClientSession
+
+    from harness.hooks import Sent
 
 LISTEN = "subscriptions/listen"
 TASKS = "io.modelcontextprotocol/tasks"  # 2026-07-28's tasks extension (SEP-2663), which this client does not declare
@@ -83,7 +86,7 @@ class Modern(Mechanism):
     """One connection's 2026-07-28 sessions: the listen stream, and the tools that can only run as tasks."""
 
     def __init__(self) -> None:
-        self._listening: tuple[AsyncExitStack, Any] | None = None  # the listen stream on_open opened, until alongside takes it
+        self._listening: tuple[AsyncExitStack, Subscription] | None = None  # the listen stream on_open opened, until alongside takes it
         self._task_only: set[str] = set()  # tools the server refused to run but as a task (-32021)
 
     def bind(self, host: Host) -> None:
@@ -132,7 +135,7 @@ class Modern(Mechanism):
             with anyio.CancelScope(shield=True):
                 await stream.aclose()
 
-    async def around_send(self, call: Call, proceed: Send) -> Any:
+    async def around_send(self, call: Call, proceed: Send) -> Sent:
         try:
             return await proceed(call)
         except MCPError as exc:

@@ -7,7 +7,7 @@ a person, a file or a model wrote goes through ``loads``, which refuses nesting 
 ``MAX_NESTING`` levels, a named limit, with one ``ValueError`` that says so. Frames from
 servers are bounded where they are read (``harness.guard``).
 
-Introduced by issue 18 (hardening). Not handled here: YAML (``harness.model`` bounds the
+Not handled here: YAML (``harness.model`` bounds the
 scenario loader itself).
 """
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import mcp_types as types
-from mcp.client.session import ClientSession
+from mcp.client.session import ClientSession, IncomingMessage
 
 from harness.guard import guard
 from harness.hooks import Mechanism
@@ -69,10 +69,11 @@ class Opener:
     """How one connection opens each of its sessions."""
 
     def __init__(self, transport: transports.Transport, *, tap: WireTap | None, auth: httpx2.Auth | None, handshake: Handshake,
-                 mechanisms: Sequence[Mechanism], on_message: Callable[[Any], Awaitable[None]],
+                 mechanisms: Sequence[Mechanism], on_message: Callable[[IncomingMessage], Awaitable[None]],
                  listed: Callable[[ClientSession], Awaitable[None]]) -> None:
         self._transport, self._tap, self._auth, self._handshake = transport, tap, auth, handshake
-        self._options: dict[str, Any] = {"client_info": CLIENT_INFO, "message_handler": on_message}
+        self._options: dict[str, Any] = {  # ClientSession's keywords: the SDK types each
+            "client_info": CLIENT_INFO, "message_handler": on_message}
         for mechanism in mechanisms:
             self._options.update(mechanism.session_options())
         self._listed = listed

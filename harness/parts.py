@@ -31,21 +31,23 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
+
 
 if TYPE_CHECKING:
+    from harness.client import Client
     from harness.config.formats import ServerConfig
     from harness.connection import Connections
-    from harness.hooks import Mechanism
-    from harness.hub import Change, Hub
+    from harness.hooks import Mechanism, SessionCallback
+    from harness.hub import Accept, Change, Hub
     from harness.loop import Policy, Turn
     from harness.opening import Handshake
     from harness.redact import Redactor
     from harness.tools import Tool
     from harness.transcript import Transcript
 
-Connector = Callable[[], Awaitable[Any]]  # what the hub calls to connect one server: a client, or ServerError
-Opener = Callable[..., Awaitable[Any]]  # a connector taking the connection's auth= and handshake= (harness.auth)
+Connector = Callable[[], Awaitable["Client"]]  # what the hub calls to connect one server: a client, or ServerError
+Opener = Callable[..., Awaitable["Client"]]  # a connector taking the connection's auth= and handshake= (harness.auth)
 
 
 @dataclass
@@ -58,7 +60,7 @@ class Built:
     environ: Mapping[str, str]
     exits: AsyncExitStack
     connector: Callable[[ServerConfig], Connector]  # the stack's connector for one server, every part applied
-    found: dict[str, Any] = field(default_factory=dict)  # what a part leaves for another (s26's authorizers, by server)
+    found: dict[str, object] = field(default_factory=dict)  # what a part leaves for another (s26's authorizers, by server)
     hub: Hub = field(init=False)  # from started() on
     conns: Connections = field(init=False)
 
@@ -71,7 +73,7 @@ class Part:
     async def enter(self, built: Built) -> None:
         """Once, before any server connects: open what this part needs, entered on ``built.exits``."""
 
-    def accept(self, transcript: Transcript | None) -> Callable[..., Any] | None:
+    def accept(self, transcript: Transcript | None) -> Accept | None:
         """The hub's checker of a server's tools (s21's names), or None."""
         return None
 
@@ -87,7 +89,7 @@ class Part:
         """The mechanisms of one connection to ``server``: new objects each time (a reconnect keeps its connection)."""
         return ()
 
-    def callbacks(self, server: ServerConfig) -> Mapping[str, Callable[..., Any]]:
+    def callbacks(self, server: ServerConfig) -> Mapping[str, SessionCallback]:
         """``ClientSession`` callbacks for ``server`` (and so capabilities), answered in input rounds too."""
         return {}
 

@@ -54,6 +54,7 @@ from harness import definition, echo, nesting
 from harness.ask import Ask, Script
 from harness.config.files import read_config
 from harness.errors import ConfigError
+from harness.jsonvalue import JSONMapping, JSONObject
 from harness.naming import normalize
 from harness.results import ToolResult
 from harness.tools import Tool
@@ -145,7 +146,7 @@ class Decision:
 
 
 class Prompter(Protocol):
-    async def ask(self, tool: Tool, arguments: Mapping[str, Any], decision: Decision) -> str:
+    async def ask(self, tool: Tool, arguments: JSONMapping, decision: Decision) -> str:
         """``yes``, ``no`` or ``always``."""
 
 
@@ -158,7 +159,7 @@ class Permissions:
         self.auto_approve = {server: set(names) for server, names in (auto_approve or {}).items()}
         self.prompter = prompter or NoPrompter()
         self.transcript = transcript
-        self.always: dict[str, dict[str, Any]] = {}  # tool name -> the definition "always" was answered for
+        self.always: dict[str, JSONObject] = {}  # tool name -> the definition "always" was answered for
 
     def decide(self, tool: Tool) -> Decision:
         name = tool.name
@@ -208,7 +209,7 @@ class Permissions:
             self.transcript.emit("allow", name=tool.name, reason=decision.reason)
         return None
 
-    def _record(self, tool: Tool, arguments: Mapping[str, Any], decision: Decision, answer: str) -> None:
+    def _record(self, tool: Tool, arguments: JSONMapping, decision: Decision, answer: str) -> None:
         if self.transcript is not None:
             self.transcript.emit("ask", name=tool.name, reason=decision.reason, answer=answer,
                                  asked=decision.verdict == ASK, by=getattr(self.prompter, "who", "user"))
@@ -224,7 +225,7 @@ class Asking:
         self._ask = ask
         self.who = ask.who
 
-    async def ask(self, tool: Tool, arguments: Mapping[str, Any], decision: Decision) -> str:
+    async def ask(self, tool: Tool, arguments: JSONMapping, decision: Decision) -> str:
         if self._ask.yes:
             return "yes"
         choices = "[y]es, [n]o" + (", [a]lways" if decision.may_remember else "")
@@ -267,7 +268,7 @@ _INSTRUCTIONS = [re.compile(p, re.IGNORECASE) for p in (
 )]
 
 
-def suspicious(tool: Mapping[str, Any]) -> list[str]:
+def suspicious(tool: JSONMapping) -> list[str]:
     """Why a server's tool listing deserves a look before the model reads it (empty: nothing seen)."""
     texts = [(tool.get("name", ""), ""), (tool.get("description") or "", "")]
     for where, text in schema_texts(tool.get("inputSchema")):
@@ -315,7 +316,7 @@ class Screen:
     transcript: Transcript | None = None
     seen: set[tuple[str, str, str]] = field(default_factory=set)  # (server, tool, its definition): a redefined tool is screened again
 
-    def check(self, clients: Mapping[str, Any]) -> list[str]:
+    def check(self, clients: JSONMapping) -> list[str]:
         warnings = []
         for server in sorted(clients):
             for tool in clients[server].tools:

@@ -41,10 +41,10 @@ import inspect
 import operator
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 
 from harness import echo, naming
+from harness.jsonvalue import JSONMapping
 from harness.loop import PoolSource, Turn
 from harness.mcp_client import Client, Namer, agent_tools
 from harness.spec import State
@@ -138,7 +138,7 @@ def _described(tool: Tool, description: str) -> Tool:
     return copied
 
 
-def system_prompt(base: str, clients: Mapping[str, Client], entries: Mapping[str, Any] | None = None) -> str:
+def system_prompt(base: str, clients: Mapping[str, Client], entries: JSONMapping | None = None) -> str:
     """The system prompt for this turn: the base text plus the servers connected now.
 
     ``entries`` (the hub's): a server in ``needs-auth`` is named on a line of its own, never as connected.
@@ -167,7 +167,7 @@ def describe(tools: Iterable[Tool]) -> str:
 
 
 def rebuilt(base: str, builtins: Sequence[Tool], clients: Mapping[str, Client], report: Callable[[str], None] | None = None,
-            entries: Mapping[str, Any] | None = None) -> Callable[[], Turn]:
+            entries: JSONMapping | None = None) -> Callable[[], Turn]:
     """The pool source s22 teaches: every call rebuilds tools and system prompt from ``clients``.
 
     ``report`` (optional) is told what the model sees each time the tool names change;

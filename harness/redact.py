@@ -22,8 +22,7 @@ registering a 10 MB one takes milliseconds, as does a scan that finds nothing.
 The user CLI prints on its own streams, not through a transcript: each of its writes
 passes the stack's redactor all the same (``harness.terminal.Writer``).
 
-Introduced by the hub spine (s24's SSE session id is the first secret registered); URLs and
-variables by issue 18. Not handled here: secrets in server stderr that the harness never
+Not handled here: secrets in server stderr that the harness never
 saw being issued (a password inside a connection string a server prints: the command
 line shown is redacted, the server's own words are not); userinfo written without a
 scheme (``admin:pw@host``).

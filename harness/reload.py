@@ -53,6 +53,7 @@ from harness.config import ServerConfig
 from harness.config.files import read_config
 from harness.errors import ConfigError
 from harness.hub import Hub
+from harness.jsonvalue import JSONObject
 from harness.spec import State
 from harness.transcript import Transcript
 
@@ -63,7 +64,7 @@ STABLE = 0.1  # a change is read once the file has looked the same for this long
 def fingerprint(server: ServerConfig) -> str:
     """A short hash of what the connection depends on. ``autoApprove``, timeouts, scope and source are left out."""
     spec = server.spec
-    relevant: dict[str, Any] = {"state": server.state.value, "reason": server.reason}
+    relevant: JSONObject = {"state": server.state.value, "reason": server.reason}
     if spec is not None:
         relevant.update(transport=spec.transport, command=spec.command, args=list(spec.args), env=dict(spec.env),
                         cwd=spec.cwd, url=spec.url, headers=dict(spec.headers))

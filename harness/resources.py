@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import mcp_types as types
@@ -48,13 +48,17 @@ from mcp.shared.exceptions import MCPError
 
 from harness import definition
 from harness.client import Host, Offers, has_resources
-from harness.hooks import JSON, Mechanism, Proceed
+from harness.hooks import Mechanism, Proceed
 from harness.errors import ToolError
 from harness.guard import printable
 from harness.hub import Hub
+from harness.jsonvalue import JSON, JSONObject
 from harness.results import ToolResult, text_block
 from harness.tools import Tool
 from harness.transcript import Transcript
+
+if TYPE_CHECKING:
+    from harness.hooks import SessionCallback
 
 LIST = "list_mcp_resources"
 READ = "read_mcp_resource"
@@ -69,10 +73,10 @@ class Offering(Mechanism):
     order = 30
 
     def __init__(self) -> None:
-        self.resources: list[dict[str, Any]] = []
-        self.resource_templates: list[dict[str, Any]] = []
-        self.prompts: list[dict[str, Any]] = []
-        self.logs: list[dict[str, Any]] = []  # log messages that came while no call ran; see drain_logs()
+        self.resources: list[JSONObject] = []
+        self.resource_templates: list[JSONObject] = []
+        self.prompts: list[JSONObject] = []
+        self.logs: list[JSONObject] = []  # log messages that came while no call ran; see drain_logs()
         self._calls = 0  # tools/call requests in flight
         self._quiet: anyio.Event | None = None  # made only when the refresher waits for the calls in flight
         self._stale: set[str] = set()  # lists a list_changed notification said are out of date
@@ -83,7 +87,7 @@ class Offering(Mechanism):
     def bind(self, host: Host) -> None:
         self._conn = host
 
-    def session_options(self) -> dict[str, Any]:
+    def session_options(self) -> dict[str, SessionCallback]:
         return {"logging_callback": self._on_log}
 
     async def on_open(self, session: ClientSession) -> None:
@@ -98,7 +102,7 @@ class Offering(Mechanism):
             conn.begin("prompts/list")
             self.prompts = await self._optional(session, "prompts", "prompts/list")
 
-    async def _optional(self, session: ClientSession, kind: str, method: str) -> list[dict[str, Any]]:
+    async def _optional(self, session: ClientSession, kind: str, method: str) -> list[JSONObject]:
         """A listing a server may not have although it declared the capability: a -32601 (method not found)
         leaves it empty with a warning naming the request; the other listings and the connection go on."""
         try:
@@ -130,12 +134,12 @@ class Offering(Mechanism):
         with anyio.move_on_after(self._conn.timeouts.list):
             await self._fetched.wait()
 
-    async def list_resources(self) -> list[dict[str, Any]]:
+    async def list_resources(self) -> list[JSONObject]:
         """``resources/list`` (every page, under the list timeout); refreshes ``resources``."""
         self.resources = await self._request_list(self._conn.live(None), "resources")
         return self.resources
 
-    async def read_resource(self, uri: str) -> list[dict[str, Any]]:
+    async def read_resource(self, uri: str) -> list[JSONObject]:
         """``resources/read``: the contents as MCP sends them (``text`` or ``blob``, with ``uri`` and ``mimeType``)."""
         conn = self._conn
         session = conn.live(None)
@@ -144,22 +148,22 @@ class Offering(Mechanism):
         result = await conn.fetched(session, "resources/read", uri, lambda: conn.send("resources/read", uri, {}, what))
         return [c.model_dump(by_alias=True, mode="json", exclude_none=True) for c in result.contents]
 
-    async def get_prompt(self, name: str, arguments: dict[str, str]) -> dict[str, Any]:
+    async def get_prompt(self, name: str, arguments: dict[str, str]) -> JSONObject:
         """``prompts/get``: ``{description, messages}``, each message ``{role, content}`` as MCP sends it."""
         conn = self._conn
         result = await conn.send("prompts/get", name, dict(arguments), f"prompts/get {name}")
         return result.model_dump(by_alias=True, mode="json", exclude_none=True, include={"description", "messages"})
 
-    def drain_logs(self) -> list[dict[str, Any]]:
+    def drain_logs(self) -> list[JSONObject]:
         """The log messages queued while no call ran, oldest first (``{server, level, text}``), and forget them."""
         queued, self.logs = self.logs, []
         return queued
 
-    async def _request_list(self, session: ClientSession, kind: str) -> list[dict[str, Any]]:
+    async def _request_list(self, session: ClientSession, kind: str) -> list[JSONObject]:
         """Every page of ``resources``, ``resource_templates`` or ``prompts``, all within the list timeout."""
         method = {"resources": session.list_resources, "resource_templates": session.list_resource_templates,
                   "prompts": session.list_prompts}[kind]
-        found: list[dict[str, Any]] = []
+        found: list[JSONObject] = []
         cursor, pages = None, 0
         with anyio.fail_after(self._conn.timeouts.list):
             while True:
@@ -217,7 +221,7 @@ class Offering(Mechanism):
         heard = f" (on {on})" if (on := conn.heard_via(session)) else ""  # 2026-07-28 sends them on subscriptions/listen
         conn.say("note", f"{conn.name}: notifications/{kind}/list_changed{heard}: {kind} listed again: {', '.join(change) or 'no change'}")
 
-    def _listed(self, kind: str) -> list[dict[str, Any]]:
+    def _listed(self, kind: str) -> list[JSONObject]:
         return self._conn.tools if kind == "tools" else self.resources if kind == "resources" else self.prompts
 
     def on_notification(self, message: object) -> None:
@@ -262,7 +266,7 @@ class WithResources(Sequence[Tool]):
 def tools(hub: Hub) -> list[Tool]:
     """The two resource tools, reading ``hub`` at each call."""
 
-    async def list_resources(args: dict[str, Any]) -> ToolResult:
+    async def list_resources(args: JSONObject) -> ToolResult:
         live = {n: c for n, c in hub.clients.items() if has_resources(c)}
         wanted = args.get("server")
         if wanted is not None:
@@ -288,7 +292,7 @@ def tools(hub: Hub) -> list[Tool]:
             return ToolResult((text_block("No resources found. MCP servers may still offer tools without resources."),))
         return ToolResult((text_block("\n".join(lines)),))
 
-    async def read_resource(args: dict[str, Any]) -> ToolResult:
+    async def read_resource(args: JSONObject) -> ToolResult:
         server, uri = args.get("server"), args.get("uri")
         if not isinstance(server, str) or not isinstance(uri, str) or not uri:
             raise ToolError("read_mcp_resource needs 'server' and 'uri', both strings")
@@ -351,13 +355,13 @@ def show_logs(hub: Hub, transcript: Transcript) -> None:
             transcript.emit("log", **entry)
 
 
-def prompt_rows(hub: Hub) -> list[dict[str, Any]]:
+def prompt_rows(hub: Hub) -> list[JSONObject]:
     """Every live server's prompts: ``{server, name, description, arguments}`` (the CLI's ``prompts``)."""
     return [{"server": name, "name": p["name"], "description": p.get("description", ""), "arguments": p.get("arguments", [])}
             for name, client in sorted(hub.clients.items()) if isinstance(client, Offers) for p in client.prompts]
 
 
-def resource_rows(hub: Hub) -> list[dict[str, Any]]:
+def resource_rows(hub: Hub) -> list[JSONObject]:
     """Every live server's resources and templates (the CLI's ``resources``)."""
     rows = []
     for name, client in sorted(hub.clients.items()):

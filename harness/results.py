@@ -10,23 +10,23 @@ s31 uses, and s32 adds the others without touching the modules in between.
 A built-in tool may simply return a ``str``; ``ToolResult.of(value)`` wraps it. A harness
 failure (``ToolError``: a timeout, a server that is gone) becomes ``ToolResult.failure``.
 
-Introduced by the hub spine, used from s19 on. Not handled here: images and other
+Used from s19 on. Not handled here: images and other
 non-text blocks for the model (s32), output limits (s32).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
-Block = Mapping[str, Any]
+from harness.jsonvalue import JSONMapping
+
+Block = JSONMapping
 
 
 @dataclass(frozen=True)
 class ToolResult:
     content: tuple[Block, ...] = ()
-    structured: Mapping[str, Any] | None = None  # the tool's structuredContent, as sent
+    structured: JSONMapping | None = None  # the tool's structuredContent, as sent
     is_error: bool = False
     origin: str = ""  # who answered, for error text: "server 'docs': tool 'search'"; "" for built-ins
 

@@ -51,7 +51,7 @@ tool, 18 s for a 2,000-tool pool), and a schema ``jsonschema`` cannot apply (an 
 type, a ``$ref`` that leads nowhere): such a call is sent unchecked and the server decides.
 Combinators below the top level are left as they are: the API accepts them.
 
-Introduced by issue 8 (item 12), used from s19 on: ``harness.mcp_client.agent_tools`` offers
+From s19 on, ``harness.mcp_client.agent_tools`` offers
 every MCP tool through ``offered`` and checks every call with ``checker``.
 """
 
@@ -60,9 +60,14 @@ from __future__ import annotations
 import json
 import warnings
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING
 
 from harness import echo
+from harness.jsonvalue import JSON, JSONMapping, JSONObject
+
+if TYPE_CHECKING:
+    from jsonschema.exceptions import ValidationError
+    from jsonschema.protocols import Validator
 
 COMBINATORS = ("allOf", "anyOf", "oneOf")
 RULE_CHARS = 2000  # of the rule written into a description; a branch list longer than this is cut, and says so
@@ -70,15 +75,15 @@ PROBLEM_CHARS = 300  # of jsonschema's message in a refusal (it quotes the argum
 _PLAIN = frozenset({"type", "properties", "required", "title", "description"})  # an allOf branch of only these merges exactly
 _WORDS = {"allOf": "every one", "anyOf": "at least one", "oneOf": "exactly one"}
 
-Check = Callable[[Mapping[str, Any]], "str | None"]
+Check = Callable[[JSONMapping], "str | None"]
 
 
-def accepted(schema: Any) -> bool:
+def accepted(schema: JSON) -> bool:
     """Whether the Messages API takes ``schema`` as a tool's ``input_schema`` as it is."""
     return isinstance(schema, Mapping) and schema.get("type") == "object" and not any(k in schema for k in COMBINATORS)
 
 
-def offered(schema: Any) -> Mapping[str, Any]:
+def offered(schema: JSON) -> JSONMapping:
     """The schema the model is offered for a tool whose server sent ``schema`` (see the module docstring)."""
     if accepted(schema):
         return schema
@@ -116,11 +121,11 @@ def offered(schema: Any) -> Mapping[str, Any]:
     return out
 
 
-def _resolved(branch: Any, root: Mapping[str, Any]) -> Any:
+def _resolved(branch: JSON, root: JSONMapping) -> JSON:
     """``branch``, with a local ``$ref`` (``#/$defs/A``) followed once; anything else as it is."""
     if not isinstance(branch, Mapping) or not isinstance(branch.get("$ref"), str) or not branch["$ref"].startswith("#/"):
         return branch
-    target: Any = root
+    target: JSON | JSONMapping = root
     for part in branch["$ref"][2:].split("/"):
         part = part.replace("~1", "/").replace("~0", "~")
         if not isinstance(target, Mapping) or part not in target:
@@ -131,8 +136,8 @@ def _resolved(branch: Any, root: Mapping[str, Any]) -> Any:
     return {**target, **{k: v for k, v in branch.items() if k != "$ref"}}
 
 
-def _merge_properties(properties: dict[str, Any], branches: list[Any], keyword: str) -> None:
-    shapes: dict[str, list[Any]] = {}
+def _merge_properties(properties: JSONObject, branches: list[JSON], keyword: str) -> None:
+    shapes: dict[str, list[JSON]] = {}
     for branch in branches:
         if isinstance(branch, Mapping) and isinstance(branch.get("properties"), Mapping):
             for name, shape in branch["properties"].items():
@@ -146,7 +151,7 @@ def _merge_properties(properties: dict[str, Any], branches: list[Any], keyword: 
         properties[name] = found[0] if len(found) == 1 else {("allOf" if keyword == "allOf" else "anyOf"): found}
 
 
-def _required(branches: list[Any], keyword: str) -> list[str]:
+def _required(branches: list[JSON], keyword: str) -> list[str]:
     sets = [[r for r in b.get("required", []) if isinstance(r, str)] if isinstance(b, Mapping) and isinstance(b.get("required"), list) else []
             for b in branches]
     if keyword == "allOf":
@@ -154,13 +159,13 @@ def _required(branches: list[Any], keyword: str) -> list[str]:
     return [r for r in sets[0] if all(r in s for s in sets[1:])]
 
 
-def _rule(keyword: str, branches: list[Any]) -> str:
+def _rule(keyword: str, branches: list[JSON]) -> str:
     listed = " ".join(f"({i}) {json.dumps(b, ensure_ascii=False, sort_keys=True)}" for i, b in enumerate(branches, 1))
     text = f"The arguments must match {_WORDS[keyword]} of these {len(branches)} schemas (top-level {keyword}, checked before the call): {listed}"
     return echo.line(text, RULE_CHARS)
 
 
-def checker(schema: Any) -> Check:
+def checker(schema: JSON) -> Check:
     """A check of a call's arguments against ``schema`` (the server's own): ``None`` if it passes, else what is wrong.
 
     The validator is built on the first call and kept; a schema it cannot apply passes every
@@ -168,9 +173,9 @@ def checker(schema: Any) -> Check:
     """
     if not isinstance(schema, Mapping):
         return _passes
-    built: list[Any] = []
+    built: list[Validator | None] = []
 
-    def check(arguments: Mapping[str, Any]) -> str | None:
+    def check(arguments: JSONMapping) -> str | None:
         if plainly_valid(schema, arguments):  # most calls of most tools: no jsonschema import, no validator
             return None
         if not built:
@@ -178,7 +183,7 @@ def checker(schema: Any) -> Check:
         validator = built[0]
         if validator is None:
             return None
-        from jsonschema.exceptions import best_match
+        from jsonschema.exceptions import best_match  # jsonschema: only a call that is not plainly valid
 
         try:
             error = best_match(validator.iter_errors(arguments))
@@ -195,7 +200,7 @@ _PLAIN_PROPERTY = frozenset({"type", "enum", "default", "title", "description"})
 _PLAIN_TYPES: Mapping[str, tuple[type, ...]] = {"string": (str,), "boolean": (bool,), "integer": (int,), "number": (int, float)}
 
 
-def plainly_valid(schema: Mapping[str, Any], arguments: Any) -> bool:
+def plainly_valid(schema: JSONMapping, arguments: JSON | JSONMapping) -> bool:
     """True only if ``arguments`` certainly match ``schema``, for the plain object schemas most tools have; False: ask jsonschema.
 
     The schema may use only ``type: object``, ``properties``, ``required``, a boolean
@@ -230,20 +235,20 @@ def plainly_valid(schema: Mapping[str, Any], arguments: Any) -> bool:
     return True
 
 
-def _problem(error: Any) -> str:
+def _problem(error: ValidationError) -> str:
     """What is wrong, where, and the rule's place in the schema.
 
     ``best_match`` goes down into the alternatives of an ``anyOf``/``oneOf`` and picks one
     branch's complaint, which reads as if that branch were the rule. A call that matches no
     alternative is told so, with each branch's own complaint.
     """
-    from jsonschema.exceptions import best_match
+    from jsonschema.exceptions import best_match  # jsonschema: loaded by the check that failed
 
     top = error
     while top.parent is not None:
         top = top.parent
     if top.validator in ("anyOf", "oneOf") and top.context:
-        by_branch: dict[int, list[Any]] = {}
+        by_branch: dict[int, list[ValidationError]] = {}
         for sub in top.context:
             by_branch.setdefault(sub.relative_schema_path[0], []).append(sub)
         branches = "; ".join(f"({i + 1}) {_one(best_match(subs), 150)}" for i, subs in sorted(by_branch.items()))
@@ -256,19 +261,19 @@ def _problem(error: Any) -> str:
     return _one(error, PROBLEM_CHARS)
 
 
-def _one(error: Any, limit: int) -> str:
+def _one(error: ValidationError, limit: int) -> str:
     return f"{error.json_path}: {echo.line(error.message, limit)} (rule: {_rule_path(error)})"
 
 
-def _rule_path(error: Any) -> str:
+def _rule_path(error: ValidationError) -> str:
     return echo.line("/".join(str(p) for p in error.absolute_schema_path) or "schema", 200)
 
 
-def _passes(arguments: Mapping[str, Any]) -> None:
+def _passes(arguments: JSONMapping) -> None:
     return None
 
 
-def _validator(schema: Mapping[str, Any]) -> Any:
+def _validator(schema: JSONMapping) -> Validator | None:
     # jsonschema costs about a tenth of a second to import: only a run that calls an MCP tool pays it.
     from jsonschema.validators import Draft202012Validator, validator_for
     from referencing import Registry

@@ -18,11 +18,16 @@ Not handled here: the SDK's public API, which the modules use as they need.
 
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from harness.jsonvalue import JSONObject
 
 if TYPE_CHECKING:
+    import mcp_types
     from mcp.client.session import ClientSession
+    from mcp.shared.dispatcher import CallOptions
 
 READ_FROM = "2.3.0"  # the mcp version every member below was read from
 
@@ -46,8 +51,6 @@ MEMBERS = (
 
 def missing() -> list[str]:
     """The members of ``MEMBERS`` that the installed SDK lacks, each as ``module:Class.name``."""
-    import importlib
-
     gone = []
     for member in MEMBERS:
         module, _, cls = member.owner.partition(":")
@@ -59,7 +62,7 @@ def missing() -> list[str]:
 
 
 def _instance_members(owner: type) -> set[str]:
-    import ast
+    import ast  # only the SDK check (tests/test_sdk_compat.py) reads source
     import inspect
     import textwrap
 
@@ -71,17 +74,17 @@ def _instance_members(owner: type) -> set[str]:
             and node.value.id == "self"}
 
 
-def capabilities_at(session: ClientSession, version: str) -> dict[str, Any]:
+def capabilities_at(session: ClientSession, version: str) -> JSONObject:
     """The capabilities ``session`` would declare at protocol ``version``, as JSON."""
     return session._build_capabilities(version).model_dump(by_alias=True, mode="json", exclude_none=True)
 
 
-def client_info(session: ClientSession) -> dict[str, Any]:
+def client_info(session: ClientSession) -> JSONObject:
     """The client info ``session`` declares, as JSON."""
     return session._client_info.model_dump(by_alias=True, mode="json", exclude_none=True)
 
 
-async def send_raw(session: ClientSession, method: str, params: dict[str, Any] | None, options: dict[str, Any]) -> dict[str, Any]:
+async def send_raw(session: ClientSession, method: str, params: JSONObject | None, options: CallOptions) -> JSONObject:
     """One request through the session's dispatcher, with ``options`` (headers, no cancel) and no SDK timeout."""
     return await session._dispatcher.send_raw_request(method, params, options)  # type: ignore[arg-type]
 
@@ -97,7 +100,7 @@ def ask_for_logs(session: ClientSession, level: str) -> None:
         session.adopt(session.discover_result)
 
 
-def absorb_tool_listing(session: ClientSession, listing: Any) -> Any:
+def absorb_tool_listing(session: ClientSession, listing: mcp_types.ListToolsResult) -> mcp_types.ListToolsResult:
     """``listing`` (a ``ListToolsResult`` served without a request) taken in by ``session``, as ``mcp.Client`` does on
     a cache hit: the session rebuilds its per-tool state (output schemas, x-mcp-header maps) from it."""
     return session._absorb_tool_listing(listing, complete=listing.next_cursor is None)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import tempfile
 from collections.abc import Callable, Sequence
 from contextlib import suppress
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING
 
 import anyio
 import anyio.abc
@@ -26,6 +26,7 @@ from mcp.shared.exceptions import MCPError
 from harness.errors import ConfigError, ServerError, ToolError
 from harness.echo import line as printable
 from harness.hooks import Mechanism, Supervisor, overriding
+from harness.jsonvalue import JSON, JSONObject
 from harness.spec import Limits, ServerSpec, State, Timeouts
 from harness.transcript import Transcript
 from harness.transports.context import Context
@@ -53,7 +54,7 @@ class SessionOwner:
         self.state = State.PENDING
         self.error: ServerError | None = None  # why the connection is failed, in full
         self.reason = ""  # the same, in a few words, for later calls
-        self.capabilities: dict[str, Any] = {}  # what the server declared: at initialize, or in its discover result (s34)
+        self.capabilities: JSONObject = {}  # what the server declared: at initialize, or in its discover result (s34)
         self.protocol: str | None = None  # the protocol version the current session speaks (s34: its era)
         self.timeouts, self.limits, self.transcript = timeouts, limits, transcript
         self.generation = 0  # sessions established so far
@@ -153,7 +154,7 @@ class SessionOwner:
         if changed and self.observer is not None:
             self.observer(state, reason)
 
-    def post(self, kind: str, **fields: Any) -> None:
+    def post(self, kind: str, **fields: JSON) -> None:
         """Record an event in the transcript (posted: safe inside an SDK callback)."""
         if self.transcript is not None:
             self.transcript.post(kind, **fields)

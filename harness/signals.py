@@ -205,7 +205,7 @@ async def ask_line(ask_in: TextIO, ask_out: TextIO, question: str) -> str:
     thread, so Ctrl-C at a question would hold the cleanup and the exit until Enter. The
     wait is for the terminal to be readable, and a typed line is read whole.
     """
-    import anyio
+    import anyio  # the SDK's async library: only when someone is asked
 
     ask_out.write(question)
     ask_out.flush()

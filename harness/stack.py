@@ -50,7 +50,7 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, ClassVar, NoReturn, TypeVar
 
 import anyio
 
@@ -59,7 +59,7 @@ from harness.connection import Connections
 from harness.errors import ConfigError, ServerError
 from harness.expiry import SessionExpiry
 from harness.hooks import Mechanism
-from harness.hub import Change, Hub
+from harness.hub import Accept, Change, Hub
 from harness.loop import Policy, Turn
 from harness.parts import Built, Connector, Opener, Part
 from harness.redact import Redactor
@@ -67,6 +67,10 @@ from harness.tools import Tool
 from harness.transcript import Transcript
 
 if TYPE_CHECKING:
+    import httpx2
+
+    from harness.client import Client
+    from harness.hooks import SessionCallback
     from harness.opening import Handshake
     from harness.wire import WireTap
 
@@ -80,7 +84,7 @@ P = TypeVar("P", bound=Part)
 class Naming(Part):
     lesson: ClassVar[str] = "s21"
 
-    def accept(self, transcript: Transcript | None) -> Callable[..., Any]:
+    def accept(self, transcript: Transcript | None) -> Accept:
         said = transcript if transcript is not None else Transcript()  # no transcript: the warnings go nowhere
         return naming.checker(said.warning, said.note)
 
@@ -247,7 +251,7 @@ class Asking(Part):
     sampler: elicit.Sampler | None = None
     roots: elicit.Roots | None = None
 
-    def callbacks(self, server: config.ServerConfig) -> Mapping[str, Callable[..., Any]]:
+    def callbacks(self, server: config.ServerConfig) -> Mapping[str, SessionCallback]:
         return elicit.callbacks(server.name, asker=self.asker, sampler=self.sampler, roots=self.roots)
 
 
@@ -271,7 +275,7 @@ class Cache(Part):
         return [cache.ResponseCache(cache.Settings(partition=cache.partition(authorizer)))]
 
 
-def mechanisms(callbacks: Mapping[str, Callable[..., Any]] | None = None, *, eras: bool = False) -> list[Mechanism]:
+def mechanisms(callbacks: Mapping[str, SessionCallback] | None = None, *, eras: bool = False) -> list[Mechanism]:
     """What every connection of a stack has, for a caller that opens connections itself: an expired HTTP session
     re-initialized (s25), resources and prompts (s30), input-required rounds answered with ``callbacks`` (s33); with
     ``eras``, a 2026-07-28 session's side too (s34). Sorted by ``order``: the first is outermost."""
@@ -337,7 +341,7 @@ class Stack:
             raise
         return self
 
-    async def __aexit__(self, *exc_info: Any) -> bool | None:
+    async def __aexit__(self, *exc_info: object) -> bool | None:
         return await self._exits.__aexit__(*exc_info)
 
     async def _build(self) -> None:
@@ -363,14 +367,14 @@ class Stack:
         except ConfigError as exc:  # that server fails with the reason; the others go on
             said = str(exc)
 
-            async def broken() -> Any:
+            async def broken() -> NoReturn:
                 raise ServerError(said)
 
             return broken
         built = self.built
 
         def plugged() -> list[Mechanism]:
-            callbacks: dict[str, Callable[..., Any]] = {}
+            callbacks: dict[str, SessionCallback] = {}
             for part in self.parts:
                 callbacks.update(part.callbacks(server))
             found = mechanisms(callbacks) + [m for part in self.parts for m in part.mechanisms(server, built)]
@@ -378,7 +382,7 @@ class Stack:
 
         era_handshake = handshake
 
-        def opener(*, auth: Any = None, handshake: Handshake | None = None) -> Awaitable[Any]:
+        def opener(*, auth: httpx2.Auth | None = None, handshake: Handshake | None = None) -> Awaitable[Client]:
             # The era's handshake wins: each of its steps already stops the connect clock at a sign-in (s26's does too).
             return config.connector(server, built.conns, self.environ, tap=self.tap, handshake=era_handshake or handshake,
                                     auth=auth, mechanisms=plugged, redactor=self.redact)()

@@ -23,8 +23,8 @@ path that exists, an id the server knows): the call is made, and its error is re
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
 
+from harness.jsonvalue import JSONMapping, JSONObject
 from harness.model import Reply, ToolCall
 from harness.tools import Tool
 
@@ -39,11 +39,11 @@ class Survey:
     """The survey model: ``await reply(system, messages, tools)``, turn by turn."""
 
     def __init__(self) -> None:
-        self._plan: list[tuple[str, dict[str, Any]]] | None = None
+        self._plan: list[tuple[str, JSONObject]] | None = None
         self._servers: dict[str, list[Tool]] = {}
         self._ids = 0
 
-    async def reply(self, system: str, messages: list[dict[str, Any]], tools: Sequence[Tool]) -> Reply:
+    async def reply(self, system: str, messages: list[JSONObject], tools: Sequence[Tool]) -> Reply:
         first = self._plan is None
         if self._plan is None:
             self._servers = servers(tools)
@@ -80,10 +80,10 @@ def pick(tools: Sequence[Tool]) -> Tool | None:
     return read_only[0] if read_only else None
 
 
-def arguments(schema: Mapping[str, Any]) -> dict[str, Any]:
+def arguments(schema: JSONMapping) -> JSONObject:
     """Values for the required properties: the schema's default, first enum value or example, else a plain value."""
     properties = schema.get("properties") or {}
-    made: dict[str, Any] = {}
+    made: JSONObject = {}
     for name in schema.get("required") or []:
         prop = properties.get(name) if isinstance(properties.get(name), Mapping) else {}
         if "default" in prop:
@@ -101,7 +101,7 @@ def arguments(schema: Mapping[str, Any]) -> dict[str, Any]:
     return made
 
 
-def outcomes(messages: Sequence[Mapping[str, Any]]) -> dict[str, bool]:
+def outcomes(messages: Sequence[JSONMapping]) -> dict[str, bool]:
     """Each called tool's name and whether its result was an error, from the conversation."""
     called: dict[str, str] = {}
     result: dict[str, bool] = {}

@@ -31,14 +31,14 @@ import os
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from harness import echo
 from harness.errors import ToolError
 from harness.files import NotAFile, read_regular, write_regular
+from harness.jsonvalue import JSONMapping, JSONObject
 from harness.results import ToolResult
 
-Call = Callable[[dict[str, Any]], Awaitable["ToolResult | str"]]
+Call = Callable[[JSONObject], Awaitable["ToolResult | str"]]
 
 
 @dataclass(frozen=True)
@@ -47,12 +47,12 @@ class Tool:
 
     name: str
     description: str
-    input_schema: Mapping[str, Any]
+    input_schema: JSONMapping
     call: Call = field(compare=False, repr=False)
     source: str = "builtin"  # "builtin", or the server the tool comes from
     # As the server sent them: title, readOnlyHint, destructiveHint, idempotentHint,
     # openWorldHint. Claims, not facts (s31 decides what to trust).
-    annotations: Mapping[str, Any] = field(default_factory=dict)
+    annotations: JSONMapping = field(default_factory=dict)
     concurrent: bool = False  # back-to-back calls to it in one turn may run at once (connect_mcp)
     original: str = ""  # an MCP tool's name as its server gave it (autoApprove lists use it); "" for built-ins
 
@@ -64,7 +64,7 @@ class Tool:
     def destructive(self) -> bool:
         return bool(self.annotations.get("destructiveHint"))
 
-    def spec(self) -> dict[str, Any]:
+    def spec(self) -> JSONObject:
         """The tool definition in the shape the Anthropic Messages API takes."""
         return {"name": self.name, "description": self.description, "input_schema": dict(self.input_schema)}
 
@@ -72,7 +72,7 @@ class Tool:
 READ_ONLY = {"readOnlyHint": True}
 
 
-def _schema(**props: str) -> dict[str, Any]:
+def _schema(**props: str) -> JSONObject:
     """An object schema whose properties are all required strings."""
     return {
         "type": "object",
@@ -132,7 +132,7 @@ class Workspace:
     def tools(self) -> list[Tool]:
         """read_file, write_file and list_dir, bound to this workspace."""
 
-        async def read_file(args: dict[str, Any]) -> str:
+        async def read_file(args: JSONObject) -> str:
             given = _arg(args, "path")
             path = self.resolve(given)
             sizes: list[int] = []
@@ -158,7 +158,7 @@ class Workspace:
                 text += f"\n[truncated: read_file shows the first {READ_CAP:,} bytes (READ_CAP) of {max(size, READ_CAP + 1):,}]"
             return text
 
-        async def write_file(args: dict[str, Any]) -> str:
+        async def write_file(args: JSONObject) -> str:
             given = _arg(args, "path")
             path = self.resolve(given)
             content = _arg(args, "content")
@@ -177,7 +177,7 @@ class Workspace:
                 raise ToolError(f"cannot write '{_shown(given)}': {_reason(exc)}") from None
             return f"wrote {len(encoded)} bytes to {_shown(given)}"
 
-        async def list_dir(args: dict[str, Any]) -> str:
+        async def list_dir(args: JSONObject) -> str:
             relative = args.get("path") or "."
             if not isinstance(relative, str):
                 raise ToolError("argument 'path': expected a string")
@@ -195,7 +195,7 @@ class Workspace:
         list_schema = _schema(path="folder relative to the workspace (default: the workspace)")
         list_schema["required"] = []
         return [
-            # Descriptions unchanged since s19: every pinned transcript that lists the pool shows them.
+            # Descriptions kept word for word: every pinned transcript that lists the pool shows them.
             Tool("read_file", "Read a UTF-8 text file in the workspace.", _schema(path="file path relative to the workspace"), read_file, annotations=READ_ONLY),
             Tool("write_file", "Write a UTF-8 text file in the workspace, replacing it.", _schema(path="file path relative to the workspace", content="the whole new file"), write_file),
             Tool("list_dir", "List a folder in the workspace.", list_schema, list_dir, annotations=READ_ONLY),
@@ -242,7 +242,7 @@ def _reason(exc: BaseException) -> str:
     return "a symlink loop" if isinstance(exc, RuntimeError) else type(exc).__name__
 
 
-def _arg(args: dict[str, Any], name: str) -> str:
+def _arg(args: JSONObject, name: str) -> str:
     value = args.get(name)
     if not isinstance(value, str):
         raise ToolError(f"argument '{name}': expected a string")

@@ -40,16 +40,17 @@ import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Any, TextIO
+from typing import TextIO
 
 from harness import echo
+from harness.jsonvalue import JSON, JSONObject
 from harness.redact import Literals, Redactor, clean
 
 _GROUP: ContextVar[str | None] = ContextVar("transcript_group", default=None)
 _HOSTS = ("127.0.0.1", "localhost", "[::1]")
 
 
-def compiled(encoder: json.JSONEncoder) -> Callable[[Any], str]:
+def compiled(encoder: json.JSONEncoder) -> Callable[[JSON], str]:
     """``encoder.encode``, with the C encoder it builds on every call built once instead.
 
     The same text: ``JSONEncoder.encode`` makes this very C encoder for each value (its
@@ -73,7 +74,7 @@ ENCODE = compiled(ENCODER)  # every frame is encoded with it at least once: the 
 _PORT = re.compile(r"\b(127\.0\.0\.1|localhost|\[::1\]):\d+")
 
 
-def dumps(value: Any) -> str:
+def dumps(value: JSON) -> str:
     """Compact, key-sorted JSON: the one way the transcript prints structured data."""
     return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(", ", ": "))
 
@@ -111,15 +112,15 @@ class Transcript:
         self.out = out
         self.redact = redactor or Redactor()
         self.normalize = normalizer  # None: a real run, real ports and paths
-        self.events: list[dict[str, Any]] = []
+        self.events: list[JSONObject] = []
         self.broken = False  # a write failed: the reader is gone
         self._held: dict[str, list[Callable[[], None]]] | None = None
 
-    def clean(self, value: dict[str, Any]) -> dict[str, Any]:
+    def clean(self, value: JSONObject) -> JSONObject:
         """``value`` as every output shows it: secrets redacted; normalized in a deterministic run."""
         return self.clean_json(value)[0]
 
-    def clean_json(self, value: dict[str, Any]) -> tuple[dict[str, Any], str]:
+    def clean_json(self, value: JSONObject) -> tuple[JSONObject, str]:
         """``clean(value)`` and its key-sorted JSON line.
 
         Every frame passes here, so first one look at the whole event as JSON: when nothing
@@ -136,7 +137,7 @@ class Transcript:
         """Could cleaning change anything in this JSON text? (False: certainly not.)"""
         return "\\r" in json_text or self.redact.seen_in(json_text) or (self.normalize is not None and self.normalize.seen_in(json_text))
 
-    def show(self, event: dict[str, Any], text: str | None = None) -> None:
+    def show(self, event: JSONObject, text: str | None = None) -> None:
         """Print an already clean event from inside a callback (never raises on output).
 
         ``text``: the event's ``render`` already made by the caller (the wire tap has the
@@ -150,7 +151,7 @@ class Transcript:
             text = self.normalize(text)
         return _no_cr(text)
 
-    def emit(self, kind: str, **fields: Any) -> dict[str, Any]:
+    def emit(self, kind: str, **fields: JSON) -> JSONObject:
         """Record an event and print it. Raises ``BrokenPipeError`` once the output is gone."""
         event = self.record(kind, **fields)
         if self.broken:
@@ -160,14 +161,14 @@ class Transcript:
             raise BrokenPipeError("the transcript's reader has gone")
         return event
 
-    def post(self, kind: str, show: bool = True, keep: bool = True, **fields: Any) -> dict[str, Any]:
+    def post(self, kind: str, show: bool = True, keep: bool = True, **fields: JSON) -> JSONObject:
         """Record (and print, if ``show``) from inside a callback: never raises on output."""
         event = self.record(kind, keep, **fields)
         if show:
             self.output(lambda: self._write(event))
         return event
 
-    def record(self, kind: str, keep: bool = True, **fields: Any) -> dict[str, Any]:
+    def record(self, kind: str, keep: bool = True, **fields: JSON) -> JSONObject:
         """An event as every output shows it, kept in ``events`` (unless ``keep`` is False), not printed."""
         event = self.clean({"kind": kind, **fields})
         if keep:
@@ -202,7 +203,7 @@ class Transcript:
         for action in (self._held or {}).pop(group, []):
             action()
 
-    def _write(self, event: dict[str, Any], text: str | None = None) -> None:
+    def _write(self, event: JSONObject, text: str | None = None) -> None:
         if self.out is None or self.broken:
             return
         try:
@@ -234,7 +235,7 @@ def _indent(text: str, prefix: str) -> str:
     return "\n".join(prefix + line if line else prefix.rstrip() for line in lines)
 
 
-def render(event: dict[str, Any]) -> str:
+def render(event: JSONObject) -> str:
     """The terminal text of one event."""
     kind = event["kind"]
     if kind == "user":

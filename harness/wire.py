@@ -36,12 +36,18 @@ from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Protocol, TextIO
 
 from harness.errors import UsageError
+from harness.jsonvalue import JSONObject
 from harness.transcript import ENCODE, Transcript
 
-Sink = Callable[[str, str, dict[str, Any]], None]  # (server, direction, message)
+if TYPE_CHECKING:
+    from mcp.shared.message import SessionMessage
+
+    Frame = SessionMessage | Exception  # what a transport's read stream carries: a message, or what broke reading one
+
+Sink = Callable[[str, str, JSONObject], None]  # (server, direction, message)
 SUBSCRIPTION = "io.modelcontextprotocol/subscriptionId"  # in _meta: the listen request a 2026-07-28 notification belongs to
 
 
@@ -59,15 +65,15 @@ class _Ids:
     def __init__(self) -> None:
         self.count = 0
         self.their_count = 0
-        self.mine: dict[Any, int] = {}
-        self.theirs: dict[Any, str] = {}
+        self.mine: dict[str | int, int] = {}  # a JSON-RPC id (a string or a number) -> ours
+        self.theirs: dict[str | int, str] = {}
 
     def new_session(self) -> None:
         # A re-initialized session counts from the SDK's start again, so raw ids seen
         # before must not match the new requests; the printed numbers carry on.
         self.mine, self.theirs = {}, {}
 
-    def client(self, raw: Any, answered: bool = False) -> int:
+    def client(self, raw: str | int, answered: bool = False) -> int:
         number = self.mine.get(raw)
         if number is None:
             self.count += 1
@@ -76,7 +82,7 @@ class _Ids:
             del self.mine[raw]
         return number
 
-    def server(self, raw: Any, answered: bool = False) -> str:
+    def server(self, raw: str | int, answered: bool = False) -> str:
         number = self.theirs.get(raw)
         if number is None:
             self.their_count += 1
@@ -116,7 +122,7 @@ class WireTap:
         """Called by the transport before each (re)initialize of ``server``."""
         self._ids.setdefault(server, _Ids()).new_session()
 
-    def tap(self, server: str, read: Any, write: Any) -> tuple[Any, Any]:
+    def tap(self, server: str, read: Receives, write: Sends) -> tuple[Receives, Sends]:
         """Wrap a transport's (read, write) stream pair; frames are recorded as they pass.
 
         A tap that neither shows nor writes frames (``events`` only) leaves the pair as it
@@ -127,7 +133,7 @@ class WireTap:
             return read, write
         return _TapRead(read, lambda item: self._record(server, "recv", item)), _TapWrite(write, lambda item: self._record(server, "send", item))
 
-    def _record(self, server: str, direction: str, item: Any) -> None:
+    def _record(self, server: str, direction: str, item: Frame) -> None:
         message = self._renumber(server, direction, _as_dict(item))
         sink = self._sink
         if not isinstance(sink, Transcript):
@@ -138,7 +144,7 @@ class WireTap:
         # other (key-sorted) fields, and --wire prints the same text. Only a frame with
         # something to redact or normalize in it, or with its headers shown, is cleaned and
         # encoded again. Not kept in transcript.events: a long session would hold every frame forever.
-        event: dict[str, Any] = {"kind": "frame", "server": server, "direction": direction, "message": message}
+        event: JSONObject = {"kind": "frame", "server": server, "direction": direction, "message": message}
         text: str | None = None
         if headers:
             event, line = sink.clean_json({**event, "headers": dict(headers)})
@@ -156,7 +162,7 @@ class WireTap:
             file = self._file
             sink.output(lambda: file.write(line + "\n"))  # held with the transcript's lines, when it holds
 
-    def _renumber(self, server: str, direction: str, message: dict[str, Any]) -> dict[str, Any]:
+    def _renumber(self, server: str, direction: str, message: JSONObject) -> JSONObject:
         ids = self._ids.get(server) or self._ids.setdefault(server, _Ids())  # not setdefault alone: it would build an _Ids per frame
         if "id" in message and message["id"] is not None:
             answer = "method" not in message
@@ -175,7 +181,7 @@ class WireTap:
         return message
 
 
-def _as_dict(item: Any) -> dict[str, Any]:
+def _as_dict(item: Frame) -> JSONObject:
     if isinstance(item, InvalidFrame):
         return {"invalid": item.line}
     if isinstance(item, Exception):
@@ -183,10 +189,26 @@ def _as_dict(item: Any) -> dict[str, Any]:
     return item.message.model_dump(by_alias=True, mode="json", exclude_none=True)
 
 
+class Closes(Protocol):
+    async def aclose(self) -> None: ...
+
+
+class Receives(Closes, Protocol):
+    """A transport's read stream, as the SDK's session reads it (an anyio memory stream, or one of ours around it)."""
+
+    async def receive(self) -> Frame: ...
+
+
+class Sends(Closes, Protocol):
+    """A transport's write stream, as the SDK's session writes to it."""
+
+    async def send(self, item: SessionMessage) -> None: ...
+
+
 class StreamWrapper:
     """A stream the harness wraps (the tap here, ``harness.guard``'s checks): closing goes to the wrapped one."""
 
-    def __init__(self, inner: Any) -> None:
+    def __init__(self, inner: Closes) -> None:
         self._inner = inner
 
     async def aclose(self) -> None:
@@ -195,7 +217,7 @@ class StreamWrapper:
     def close(self) -> None:
         self._inner.close()
 
-    async def __aenter__(self) -> Any:
+    async def __aenter__(self) -> StreamWrapper:
         return self
 
     async def __aexit__(self, et: type[BaseException] | None, ev: BaseException | None, tb: TracebackType | None) -> None:
@@ -206,17 +228,17 @@ class ReadWrapper(StreamWrapper):
     """A wrapped server -> session stream: iterable, and keeps ``last_context`` (the SDK reads it). Subclasses define ``receive``."""
 
     @property
-    def last_context(self) -> Any:
+    def last_context(self) -> object:  # the SDK's, passed along as it is
         return getattr(self._inner, "last_context", None)
 
-    async def receive(self) -> Any:
+    async def receive(self) -> Frame:
         raise NotImplementedError
 
     def __aiter__(self) -> ReadWrapper:
         return self
 
-    async def __anext__(self) -> Any:
-        import anyio
+    async def __anext__(self) -> Frame:
+        import anyio  # the SDK's async library: the tap's module is loaded at start-up
 
         try:
             return await self.receive()
@@ -227,11 +249,12 @@ class ReadWrapper(StreamWrapper):
 class _TapRead(ReadWrapper):
     """Server -> harness: each message recorded as it arrives."""
 
-    def __init__(self, inner: Any, record: Callable[[Any], None]) -> None:
+    def __init__(self, inner: Receives, record: Callable[[Frame], None]) -> None:
         super().__init__(inner)
+        self._inner: Receives = inner
         self._record = record
 
-    async def receive(self) -> Any:
+    async def receive(self) -> Frame:
         item = await self._inner.receive()
         self._record(item)
         return item
@@ -240,11 +263,12 @@ class _TapRead(ReadWrapper):
 class _TapWrite(StreamWrapper):
     """Harness -> server: each message recorded as it leaves."""
 
-    def __init__(self, inner: Any, record: Callable[[Any], None]) -> None:
+    def __init__(self, inner: Sends, record: Callable[[Frame], None]) -> None:
         super().__init__(inner)
+        self._inner: Sends = inner
         self._record = record
 
-    async def send(self, item: Any) -> None:
+    async def send(self, item: SessionMessage) -> None:
         self._record(item)
         await self._inner.send(item)
 

@@ -29,7 +29,7 @@ LAYERS = [  # top first; a prefix names a module or a package
     # Leaves: values and small helpers that import nothing above them. auth.clock is the connect clock that
     # stops during a sign-in (the era's handshake uses it); config.files is the one reader of outside files.
     ("values", ["harness", "harness.client", "harness.results", "harness.tools", "harness.spec", "harness.transcript",
-                "harness.redact", "harness.errors", "harness.echo", "harness.nesting", "harness.deadline", "harness.exits",
+                "harness.redact", "harness.errors", "harness.echo", "harness.nesting", "harness.jsonvalue", "harness.deadline", "harness.exits",
                 "harness.signals", "harness.cli_types", "harness.sdk_half", "harness.auth.clock", "harness.config.files"]),
 ]
 
@@ -170,3 +170,54 @@ def test_a_connection_is_a_few_objects_and_none_over_250_lines_with_what_it_inhe
     for cls in (MCPConnection, SessionOwner, Opener, CallPath):
         lines = sum(len(inspect.getsource(base).splitlines()) for base in cls.__mro__ if base.__module__.startswith("harness"))
         assert lines <= 250, f"expected {cls.__name__} at most 250 lines with its bases, got {lines}"
+
+
+ANY_AT_MOST = 120  # harness/'s uses of the name ``Any``: a JSON value is harness.jsonvalue's, an SDK object its own type
+
+
+def _uses_of_any() -> dict[str, int]:
+    found = {}
+    for path in sorted(HARNESS.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        if uses := sum(isinstance(node, ast.Name) and node.id == "Any" for node in ast.walk(tree)):
+            found[str(path.relative_to(ROOT))] = uses
+    return found
+
+
+def test_any_is_left_only_where_a_value_really_is_untyped():
+    found = _uses_of_any()
+    total = sum(found.values())
+    most = ", ".join(f"{where} ({uses})" for where, uses in sorted(found.items(), key=lambda item: -item[1])[:10])
+    assert total <= ANY_AT_MOST, (f"expected at most {ANY_AT_MOST} uses of Any in harness/ (JSON: harness.jsonvalue; an SDK "
+                                  f"object: its type under TYPE_CHECKING), found {total}; the most in: {most}")
+
+
+def _import_block(lines: list[str], first: int, last: int) -> tuple[int, int]:
+    """The run of import lines (blank lines between them included) around lines ``first``..``last`` (0-based)."""
+    def is_import(text: str) -> bool:
+        return text.strip().startswith(("import ", "from "))
+
+    while first > 0 and (is_import(lines[first - 1]) or (not lines[first - 1].strip() and first > 1 and is_import(lines[first - 2]))):
+        first -= 1
+    while last + 1 < len(lines) and (is_import(lines[last + 1]) or (
+            not lines[last + 1].strip() and last + 2 < len(lines) and is_import(lines[last + 2]))):
+        last += 1
+    return first, last
+
+
+def test_an_import_inside_a_function_says_why_it_is_not_at_the_top():
+    # Start-up (--help, reading a config) must not load the SDK, httpx2, anthropic or pydantic: an import that waits
+    # for its function says which of those it spares, on its line, on a line of its block, or in a comment just above.
+    silent = []
+    for path in sorted(HARNESS.rglob("*.py")):
+        lines = path.read_text(encoding="utf-8").splitlines()
+        for function in ast.walk(ast.parse("\n".join(lines))):
+            if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            for node in ast.walk(function):
+                if isinstance(node, (ast.Import, ast.ImportFrom)):
+                    first, last = _import_block(lines, node.lineno - 1, node.end_lineno - 1)
+                    if not any("#" in line for line in lines[first:last + 1]) and not lines[first - 1].strip().startswith("#"):
+                        silent.append(f"{path.relative_to(ROOT)}:{node.lineno}: {lines[node.lineno - 1].strip()}")
+    assert silent == [], ("expected every function-level import to say why it waits (or to move to the top of its "
+                          "module):\n" + "\n".join(sorted(set(silent))))

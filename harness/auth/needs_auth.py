@@ -16,12 +16,12 @@ sign-in started by anything but a call of the ``authenticate`` tool.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any
 
 from harness.auth.clock import handshake
 from harness.auth.provider import Authorizer
 from harness.errors import AuthRequired, ServerError, ToolError
 from harness.hub import Connector, Hub
+from harness.jsonvalue import JSONObject
 from harness.mcp_client import Client
 from harness.results import ToolResult
 from harness.spec import State
@@ -45,7 +45,7 @@ class NeedsAuth:
             "annotations": {"readOnlyHint": True},
         }]
 
-    async def call_tool(self, tool: str, arguments: dict[str, Any]) -> ToolResult:
+    async def call_tool(self, tool: str, arguments: JSONObject) -> ToolResult:
         if tool != AUTHENTICATE:
             raise ToolError(f"server '{self.name}' needs authorization; call its authenticate tool first")
         self.authorizer.interactive, self.authorizer.failure = True, None

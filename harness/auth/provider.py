@@ -52,6 +52,7 @@ from harness.auth.clock import Clock, person_at_work
 from harness.auth.redirect import Browser, Callback, auto_browser
 from harness.auth.store import TokenStore, default_store
 from harness.errors import ToolError
+from harness.jsonvalue import JSONObject
 from harness.spec import Timeouts
 from harness.transcript import Transcript
 
@@ -286,9 +287,9 @@ class _Storage:
             pass  # stale or damaged: the next 401 discovers it all again
 
 
-def _discovered(context: OAuthContext) -> dict[str, Any]:
+def _discovered(context: OAuthContext) -> JSONObject:
     """What discovery found, as the store keeps it (no secret in it: all of it is public metadata)."""
-    found: dict[str, Any] = {}
+    found: JSONObject = {}
     if context.protected_resource_metadata is not None:
         found["protected_resource"] = context.protected_resource_metadata.model_dump(mode="json", exclude_none=True)
     if context.oauth_metadata is not None:

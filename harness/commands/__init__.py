@@ -10,5 +10,5 @@ Each module gets what the dispatcher built (the server list from ``harness.confi
 command line or builds a stack itself, so the CLI's options mean the same for every
 command.
 
-Introduced by issue 21. Not handled here: the listings and ``call`` (``harness.app``).
+Not handled here: the listings and ``call`` (``harness.app``).
 """

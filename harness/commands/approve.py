@@ -17,7 +17,7 @@ folder, flushed, given the old file's mode (a new one is 0600: it may hold token
 other tools), then ``os.replace``; a symlinked ``~/.claude.json`` is written through to
 its target. Every other field stays as it was, in its order.
 
-Introduced by issue 21. Not handled here: ``enableAllProjectMcpServers`` (set by hand), a
+Not handled here: ``enableAllProjectMcpServers`` (set by hand), a
 Claude Code that writes the file at the same moment (the later write wins, as between two
 Claude Code windows), user and local servers (they need no approval).
 """

@@ -8,7 +8,7 @@ permissions (s31: asked on the terminal, from the scenario's answers or ``--answ
 ``--yes``), output limits and spill files (s32), forms, samples and roots (s33). The
 file tools are offered only with ``--workspace``, and never reach the token store.
 
-Introduced with s29, moved here from ``harness.app`` by issue 21. Not handled here: the
+Not handled here: the
 command line (``harness.app``), a conversation of more than one prompt.
 """
 
@@ -17,16 +17,19 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
-from typing import Any, TextIO
+from typing import TextIO
 
 from harness import config
 from harness.errors import UsageError
+from harness.loop import run_agent
+from harness.model import Model, Scenario, ScriptedModel, live_model
+from harness.stack import Reload, Stack, upto
+from harness.tools import Workspace
+from harness.transcript import Transcript
 
 
-def model(args: argparse.Namespace) -> tuple[Any, str]:
+def model(args: argparse.Namespace) -> tuple[Model, str]:
     """The model and the user's prompt: the live one (--live), or the scripted one replaying --scenario."""
-    from harness.model import Scenario, ScriptedModel, live_model
-
     if args.live:
         prompt = args.prompt
         if prompt is None:
@@ -45,15 +48,9 @@ def model(args: argparse.Namespace) -> tuple[Any, str]:
 CHAT_SYSTEM = "You are a coding agent. Use the tools to answer; be brief."
 
 
-async def chat(args: argparse.Namespace, paths: config.Paths, servers: list[config.ServerConfig], model: Any, prompt: str,
-               out: TextIO, options: Callable[..., dict[str, Any]]) -> int:
+async def chat(args: argparse.Namespace, paths: config.Paths, servers: list[config.ServerConfig], model: Model, prompt: str,
+               out: TextIO, options: Callable[..., dict[str, object]]) -> int:
     """The agent loop on the whole stack; ``options(answers, model, transcript)``: the parts the command line sets."""
-    from harness.loop import run_agent
-    from harness.model import ScriptedModel
-    from harness.stack import Reload, Stack, upto
-    from harness.tools import Workspace
-    from harness.transcript import Transcript
-
     transcript = Transcript(out)
     scripted = (list(model.scenario.answers) if isinstance(model, ScriptedModel) else []) + list(args.answer)
     parts = options(scripted, model if args.live else None, transcript)

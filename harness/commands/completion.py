@@ -15,7 +15,7 @@ files and folders for the options that take them, and names by asking the CLI it
 ``_complete`` is left out of ``--help``; the scripts are its only users. The commands and
 options in each script come from the CLI's own parser, so they are always the current ones.
 
-Introduced by issue 21. Not handled here: the values of ``--answer`` and of a tool's
+Not handled here: the values of ``--answer`` and of a tool's
 JSON arguments, completion for ``python -m harness`` (shells complete a program's name,
 and that one is ``python``).
 """
@@ -27,11 +27,12 @@ import os
 import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 from harness import naming, nesting
 from harness.files import read_regular
 from harness.config import ServerConfig
+from harness.jsonvalue import JSONObject
+from harness.tools import state_dir
 
 NAME = "mcp-course"  # the program the scripts complete: the console script
 SHELLS = ("bash", "zsh", "fish")
@@ -43,8 +44,6 @@ MAX_CACHE_BYTES = 4 * 1024 * 1024  # a cache of tool names: past it, it is ignor
 
 
 def cache_file(env: Mapping[str, str] | None = None) -> Path:
-    from harness.tools import state_dir
-
     return state_dir(env) / "completion.json"
 
 
@@ -97,7 +96,7 @@ def script(shell: str, commands: Sequence[str], options: Sequence[str]) -> str:
     return text
 
 
-def _read(cache: Path) -> dict[str, Any]:
+def _read(cache: Path) -> JSONObject:
     """The cache, or nothing when it is missing, no regular file, too big, no JSON or nested too deep: it is only a cache."""
     try:
         raw = read_regular(cache, MAX_CACHE_BYTES)

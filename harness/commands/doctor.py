@@ -19,7 +19,7 @@ is reported once. The exit code is 1 if there is any problem, else 0.
 ``--json`` prints ``{files, problems: [{file, server, field, problem, fix}], notes,
 servers: [{name, state}]}``.
 
-Introduced by issue 21. Not handled here: fixing anything (it only reads), a server's
+Not handled here: fixing anything (it only reads), a server's
 tools once connected (``tools`` lists them), timeouts that a long first download needs
 (``first_run_hint`` says so; the connect timeout is the user's to raise).
 """
@@ -90,7 +90,7 @@ def files_problems(paths: config.Paths, named: Sequence[Path], **how: Any) -> tu
 
 
 def _read(paths: config.Paths, named: Sequence[Path], files: list[Path],
-          how: dict[str, Any]) -> tuple[list[str], list[Problem], list[config.ServerConfig]]:
+          how: dict[str, object]) -> tuple[list[str], list[Problem], list[config.ServerConfig]]:
     problems: list[Problem] = []
     good: list[Path] = []
     for f in files:

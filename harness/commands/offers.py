@@ -9,7 +9,7 @@
 Text for a terminal, or the data with ``--json``. A server's failure to read or expand is
 a ``HarnessError`` (exit 1); a name no server offers is a ``UsageError`` (exit 2).
 
-Introduced with s30, moved here from ``harness.app`` by issue 21. Not handled here:
+Not handled here:
 subscriptions and offers that change while it runs (chat's resource tools follow them).
 """
 
@@ -20,15 +20,15 @@ import json
 from collections.abc import Mapping
 from typing import Any, TextIO
 
+from harness import resources
 from harness.client import Offers
 from harness.errors import HarnessError, ToolError, UsageError
 from harness.hub import Hub
+from harness.jsonvalue import JSONObject
 
 
-async def offers(hub: Hub, args: argparse.Namespace, arguments: dict[str, Any], out: TextIO) -> int:
+async def offers(hub: Hub, args: argparse.Namespace, arguments: JSONObject, out: TextIO) -> int:
     """``resources``, ``prompts``, ``read`` or ``prompt`` (``args.command``) on the connected servers."""
-    from harness import resources
-
     def show(value: Any, text: str) -> int:
         out.write((json.dumps(value, indent=1, ensure_ascii=False) if args.json else text) + "\n")
         return 0

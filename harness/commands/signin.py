@@ -17,18 +17,19 @@ as ``needs-auth``, with the command that signs in (``hint``).
 ``logout`` deletes that server's store file (tokens and client registration); nothing
 is started, and the authorization server is not told (no revocation, RFC 7009).
 
-Introduced by issue 21, on s26's ``harness.auth``. Not handled here: revoking tokens, a
+Built on s26's ``harness.auth``. Not handled here: revoking tokens, a
 server added by a reload (it gets no sign-in, ``harness.stack``).
 """
 
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from harness import config, echo
+from harness import auth, config, echo
 from harness.errors import HarnessError, ToolError, UsageError
 from harness.spec import State
 
@@ -53,8 +54,6 @@ def remote(servers: Sequence[config.ServerConfig], name: str) -> config.ServerCo
 
 async def login(stack: Any, name: str, out: TextIO) -> int:
     """Sign ``name`` in on ``stack`` (which holds that server alone): 0 once it is connected with stored tokens."""
-    from harness import auth
-
     await stack.connect_all()
     entry = stack.hub.entries[name]
     if entry.state is State.CONNECTED:
@@ -73,8 +72,6 @@ async def login(stack: Any, name: str, out: TextIO) -> int:
 
 def logout(server: config.ServerConfig, store: Path, out: TextIO, environ: Mapping[str, str] = os.environ) -> int:
     """Delete ``server``'s token store file; 0 whether or not there was one."""
-    from harness import auth
-
     url = config.expand(server.spec, environ).url  # type: ignore[arg-type]  (remote() checked the spec)
     kept = auth.TokenStore(store, server.name, url or "")
     try:
@@ -98,6 +95,4 @@ def has_desktop(environ: Mapping[str, str] = os.environ) -> bool:
     Without one, Python's ``webbrowser`` falls back to a text browser (lynx, w3m) in this
     very terminal; the printed URL is the better way then.
     """
-    import sys
-
     return not sys.platform.startswith("linux") or bool(environ.get("DISPLAY") or environ.get("WAYLAND_DISPLAY"))

@@ -1,4 +1,4 @@
-"""What the user CLI takes for reading configs: ``--format NAME`` and ``--input ID=VALUE`` (issue 21).
+"""What the user CLI takes for reading configs: ``--format NAME`` and ``--input ID=VALUE``.
 
 ``add_arguments(parser)`` adds both options to the CLI's parser (or through its ``add``); ``options(args, err)`` is
 what ``config.load`` then takes: the format, the input values, who answers the other VS
@@ -7,7 +7,7 @@ answer is kept with the ``--input`` values, so neither a second server using the
 input nor chat's reload of the file asks again), and where warnings go (``warning: ...`` lines on ``err``). The CLI (``harness.app``) owns the
 parser; this module owns what the options mean.
 
-Introduced by issue 21. Not handled here: reading the files (``harness.config.scopes``); an
+Not handled here: reading the files (``harness.config.scopes``); an
 input that an edit adds during chat is asked on the terminal while the chat waits.
 """
 
@@ -16,12 +16,12 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
-from typing import Any, TextIO
+from typing import TextIO
 
 from harness.config.formats import readers
 
 
-def add_arguments(parser: Any, add: Callable[..., Any] | None = None) -> None:
+def add_arguments(parser: argparse._ActionsContainer, add: Callable[..., object] | None = None) -> None:
     """``--format`` and ``--input`` on ``parser``, or through ``add`` (``add_argument``'s signature) when given."""
     add = add or parser.add_argument
     names = [r.name for r in readers()]
@@ -38,7 +38,7 @@ def _input(text: str) -> tuple[str, str]:
     return ident.strip(), value
 
 
-def options(args: argparse.Namespace, err: TextIO) -> dict[str, Any]:
+def options(args: argparse.Namespace, err: TextIO) -> dict[str, object]:
     """``config.load``'s keywords from the parsed options (absent ones: their defaults)."""
     def warn(text: str) -> None:
         err.write(f"warning: {text}\n")
@@ -61,7 +61,7 @@ def options(args: argparse.Namespace, err: TextIO) -> dict[str, Any]:
 
 def terminal(question: str, secret: bool) -> str | None:
     """Ask on the terminal before anything runs (the event loop's ``harness.ask`` is not up yet); a password unechoed."""
-    import getpass
+    import getpass  # only when a VS Code input is asked on the terminal
 
     try:
         if secret:

@@ -1,4 +1,4 @@
-"""Every client's format beyond s27's three, each a module that registers its ``Reader`` (issue 21).
+"""Every client's format beyond s27's three, each a module that registers its ``Reader``.
 
     module       formats          file
     vscode       vscode, cursor   .vscode/mcp.json, .cursor/mcp.json (and the user files)

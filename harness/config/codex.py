@@ -1,4 +1,4 @@
-"""Codex's ``config.toml`` ``[mcp_servers.NAME]`` tables, read as Codex writes them (issue 21).
+"""Codex's ``config.toml`` ``[mcp_servers.NAME]`` tables, read as Codex writes them.
 
     format  file                                          table        transports
     codex   ~/.codex/config.toml, .codex/config.toml      mcp_servers  command: stdio; url: http

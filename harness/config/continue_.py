@@ -1,4 +1,4 @@
-"""Continue's ``config.yaml`` ``mcpServers`` blocks, and ``.continue/mcpServers/*.yaml`` (issue 21).
+"""Continue's ``config.yaml`` ``mcpServers`` blocks, and ``.continue/mcpServers/*.yaml``.
 
     format    file                                                    table       transports
     continue  ~/.continue/config.yaml, .continue/mcpServers/*.yaml    mcpServers  type: stdio, sse, streamable-http
@@ -26,12 +26,13 @@ the ``mcpServers`` object formats (they are Claude Desktop's shape, read as ``au
 from __future__ import annotations
 
 import re
-from typing import Any
+from pathlib import Path
 
 from harness.config import entries
 from harness.config.entries import Entry, Server
 from harness.config.formats import Reader, ServerConfig, Source, register
 from harness.errors import ConfigError
+from harness.jsonvalue import JSON, JSONObject
 
 _SECRET = re.compile(r"\$\{\{\s*(?:secrets|inputs)\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
 
@@ -72,13 +73,13 @@ def _entry(e: Entry, source: Source) -> Server | None:
     return found
 
 
-def read(document: Any, source: Source) -> list[ServerConfig]:
+def read(document: JSON, source: Source) -> list[ServerConfig]:
     blocks = document.get("mcpServers")
     if blocks is None:
         return []
     if not isinstance(blocks, list):
         raise ConfigError(f"{source.shown}: field 'mcpServers': expected a list of servers, each with a 'name'")
-    table: dict[str, Any] = {}
+    table: JSONObject = {}
     for number, block in enumerate(blocks, 1):
         name = block.get("name") if isinstance(block, dict) else None
         if not isinstance(name, str) or not name.strip():
@@ -89,17 +90,17 @@ def read(document: Any, source: Source) -> list[ServerConfig]:
     return entries.read_table(table, source, "mcpServers", _entry)
 
 
-def _holds(document: Any) -> bool:
+def _holds(document: JSON) -> bool:
     return isinstance(document, dict) and isinstance(document.get("mcpServers"), list)
 
 
-def _places(home: Any, cwd: Any) -> list[tuple[Any, str]]:
+def _places(home: Path, cwd: Path) -> list[tuple[Path, str]]:
     folder = cwd / ".continue" / "mcpServers"
     blocks = sorted(p for p in folder.glob("*.y*ml") if p.suffix in (".yaml", ".yml")) if folder.is_dir() else []
     return [(home / ".continue" / "config.yaml", "user"), *((p, "project") for p in blocks)]
 
 
-def _named(path: Any) -> bool:
+def _named(path: Path) -> bool:
     return (path.name in ("config.yaml", "config.yml") and path.parent.name == ".continue") or \
         (path.suffix in (".yaml", ".yml") and path.parent.name == "mcpServers" and path.parent.parent.name == ".continue")
 

@@ -18,7 +18,7 @@ for would run, and says so, where refusing would make the two disagree. TOML for
 second key, and so does ``tomllib``: that file is refused, naming the line and the key.
 ``harness.commands.doctor`` lists each ``DuplicateKey`` as a problem.
 
-Introduced by issue 21 (every client's format). Not handled here: JSON5 beyond comments
+Not handled here: JSON5 beyond comments
 and trailing commas (single quotes, unquoted keys), YAML tags, a YAML key that is not a
 plain scalar (its duplicates are not looked for).
 """
@@ -28,10 +28,10 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from typing import Any
 
 from harness import echo, nesting
 from harness.errors import ConfigError
+from harness.jsonvalue import JSON, JSONObject
 
 Warn = Callable[[str], None]
 
@@ -51,10 +51,10 @@ class DuplicateKey(str):
         return said
 
 
-def decode(text: str, kind: str, shown: str, warn: Warn | None = None) -> Any:
+def decode(text: str, kind: str, shown: str, warn: Warn | None = None) -> JSON:
     """The document in ``text``; a ``ConfigError`` naming ``shown`` if it does not parse; each duplicate key to ``warn``."""
     if kind == "toml":
-        import tomllib
+        import tomllib  # only for a TOML file (Codex)
 
         try:
             return tomllib.loads(text)
@@ -67,11 +67,11 @@ def decode(text: str, kind: str, shown: str, warn: Warn | None = None) -> Any:
     return loads_json(strip_jsonc(text) if kind == "jsonc" else text, shown, warn)
 
 
-def loads_json(text: str, shown: str, warn: Warn | None = None) -> Any:
+def loads_json(text: str, shown: str, warn: Warn | None = None) -> JSON:
     """Strict JSON (the nesting limit too), a ``ConfigError`` naming ``shown``; each duplicate key to ``warn``."""
     twice = False
 
-    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+    def pairs(items: list[tuple[str, JSON]]) -> JSONObject:
         nonlocal twice
         value = dict(items)
         twice = twice or len(value) != len(items)
@@ -170,17 +170,17 @@ def strip_jsonc(text: str) -> str:
     return "".join(out)
 
 
-def _yaml(text: str, shown: str, warn: Warn | None = None) -> Any:
-    import yaml
+def _yaml(text: str, shown: str, warn: Warn | None = None) -> JSON:
+    import yaml  # PyYAML: only for a YAML file (Continue, goose)
 
     class NoAliases(yaml.SafeLoader):
-        def compose_node(self, parent: Any, index: Any) -> Any:
+        def compose_node(self, parent: yaml.Node | None, index: object) -> yaml.Node | None:
             if self.check_event(yaml.AliasEvent):
                 event = self.peek_event()
                 raise yaml.YAMLError(f"line {event.start_mark.line + 1}: an alias (*{event.anchor}): aliases are not read")
             return super().compose_node(parent, index)
 
-        def construct_mapping(self, node: Any, deep: bool = False) -> Any:
+        def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[object, object]:
             seen: dict[str, int] = {}
             for key, _ in node.value:
                 if warn is not None and isinstance(key, yaml.ScalarNode):

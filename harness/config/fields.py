@@ -37,19 +37,19 @@ Checker = Callable[[list["ServerConfig"]], object]
 
 # Each imports its mechanism's module when called: reading a config must not load them all.
 def _auto_approve(servers: list[ServerConfig]) -> object:
-    from harness.permissions import auto_approve
+    from harness.permissions import auto_approve  # only a config with autoApprove
 
     return auto_approve(servers)
 
 
 def _caps(servers: list[ServerConfig]) -> object:
-    from harness.output import caps
+    from harness.output import caps  # only a config with maxOutputTokens
 
     return caps(servers)
 
 
 def _protocol(servers: list[ServerConfig]) -> object:
-    from harness.era import check
+    from harness.era import check  # only a config with protocol
 
     return check(servers)
 

@@ -23,24 +23,25 @@ means. A ``ServerConfig`` keeps its entry as written (``raw``): a field that bel
 later mechanism (Cline's ``autoApprove``, s31; ``maxOutputTokens``, s32) is read and
 checked by that mechanism's module, not here.
 
-Introduced by s27; the ``timeouts`` object by s28; the registry by issue 21. Not handled here: which files are read
+Introduced by s27. Not handled here: which files are read
 and in what order (``harness.config.scopes``), ``${VAR}`` (kept as written,
 ``harness.config.variables``), Cline's remote config, ``headersHelper``.
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
 
 from harness import transports
 from harness.config.documents import decode, loads_json
 from harness.config.files import read_config
 from harness.config.variables import VARIABLE
 from harness.errors import ConfigError
+from harness.jsonvalue import JSON, JSONMapping, JSONObject
 from harness.naming import normalize
 from harness.spec import ServerSpec, State, Timeouts
 
@@ -50,7 +51,7 @@ from harness.spec import ServerSpec, State, Timeouts
 WORDS = {"claude-desktop": ("stdio",), "claude-code": ("stdio", "sse", "http"), "cline": ("stdio", "sse", "streamableHttp", "http")}
 TIMEOUT_NAMES = ("connect", "list", "call")  # what a server entry's "timeouts" may set (s28)
 # The fields an entry of the three may have: read here, or by a later mechanism from ``raw`` (s31, s32). Any other
-# field of a file named with --config is a warning (issue 21).
+# field of a file named with --config is a warning.
 # Fields a later mechanism reads from ``raw`` for a server of any format: s31's permissions, s32's output cap, s34's era.
 MECHANISM_FIELDS = ("autoApprove", "maxOutputTokens", "protocol")
 _EVERY = {"type", "command", "args", "env", "cwd", "disabled", "timeouts", *MECHANISM_FIELDS}  # read for any format
@@ -71,8 +72,8 @@ class ServerConfig:
     reason: str = ""  # why it is disabled, blocked or failed
     timeouts: Timeouts = field(default_factory=Timeouts)
     # The entry as written, read-only: the fields of later mechanisms are read where they are used.
-    raw: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}), compare=False, repr=False)
-    # The tools it may offer (issue 21: Gemini's includeTools/excludeTools, Codex's enabled_tools/disabled_tools):
+    raw: JSONMapping = field(default_factory=lambda: MappingProxyType({}), compare=False, repr=False)
+    # The tools it may offer (Gemini's includeTools/excludeTools, Codex's enabled_tools/disabled_tools):
     # only those named (None: every tool), less those excluded; ``harness.config.toolfilter`` applies them.
     include_tools: tuple[str, ...] | None = None
     exclude_tools: tuple[str, ...] = ()
@@ -81,6 +82,7 @@ class ServerConfig:
 
 
 Warn = Callable[[str], None]
+Bad = Callable[[str, str], ConfigError]  # (an entry's key, what is wrong) -> the error naming file, server and key
 Ask = Callable[[str, str, bool], "str | None"]  # (the input's id, the question, a password?) -> the answer; None: no one to ask
 
 
@@ -102,8 +104,6 @@ class Source:
 
 
 def _stderr(text: str) -> None:
-    import sys
-
     print(f"warning: {text}", file=sys.stderr)  # never a silent drop, even for a caller that passed no warn
 
 
@@ -121,8 +121,8 @@ class Reader:
     name: str
     tables: tuple[str, ...]
     named: Callable[[Path], bool]
-    holds: Callable[[Any], bool]
-    read: Callable[[Any, Source], list[ServerConfig]]
+    holds: Callable[[JSON], bool]
+    read: Callable[[JSON, Source], list[ServerConfig]]
     decode: str = "json"
     # Where the client keeps this file, for discovery without --config: (home, cwd) -> [(path, scope)],
     # scope "user" or "project" (a project file's servers are listed blocked until its file is named).
@@ -149,7 +149,7 @@ def reader(name: str) -> Reader:
     return found
 
 
-def detect(path: Path, document: Any) -> Reader | None:
+def detect(path: Path, document: JSON) -> Reader | None:
     """The reader for a file: the first whose name rule matches, else the first whose content rule does."""
     by_content = sorted(_READERS.values(), key=lambda r: r.name == "auto")  # the union of the three: only when no other claims it
     return by_name(path) or next((r for r in by_content if r.holds(document)), None)
@@ -178,7 +178,7 @@ def file_format(path: Path) -> str:
     return "auto"
 
 
-def read_json(path: Path, shown: str, warn: Warn | None = None) -> dict[str, Any]:
+def read_json(path: Path, shown: str, warn: Warn | None = None) -> JSONObject:
     """A config file's top-level object, or a ``ConfigError`` naming the file (missing files are ``{}``); a key given
     twice is a warning to ``warn`` (None: stderr)."""
     data = read_config(path, shown)
@@ -202,7 +202,7 @@ def read_file(path: Path, source: Source, fmt: str | None = None, explicit: bool
     in a client's usual place may hold only its other settings)."""
     chosen = reader(fmt) if fmt else by_name(path)
     if chosen is not None and chosen.name in ("cline", "claude-desktop", "claude-code"):
-        document: Any = read_json(path, source.shown, source.warn)  # s27's three, read exactly as before
+        document: JSON = read_json(path, source.shown, source.warn)  # s27's three, read exactly as before
     else:
         data = read_config(path, source.shown)
         try:
@@ -239,7 +239,7 @@ def _kind(path: Path) -> str:
     return "toml" if suffix == ".toml" else "yaml" if suffix in (".yaml", ".yml") else "json"
 
 
-def parse_servers(servers: Any, scope: str, source: str, fmt: str) -> list[ServerConfig]:
+def parse_servers(servers: JSON, scope: str, source: str, fmt: str) -> list[ServerConfig]:
     """Every entry of one ``mcpServers`` object; a broken entry is a failed ``ServerConfig``, never an exception."""
     if servers is None:
         return []
@@ -255,7 +255,7 @@ def parse_servers(servers: Any, scope: str, source: str, fmt: str) -> list[Serve
     return found
 
 
-def _entry(name: str, entry: Any, scope: str, source: str, fmt: str, raw: Mapping[str, Any]) -> ServerConfig:
+def _entry(name: str, entry: JSON, scope: str, source: str, fmt: str, raw: JSONMapping) -> ServerConfig:
     def bad(key: str, problem: str) -> ConfigError:
         return ConfigError(f"server '{name}': field '{key}': {problem}")
 
@@ -312,12 +312,12 @@ def _entry(name: str, entry: Any, scope: str, source: str, fmt: str, raw: Mappin
 WHOLE_ENVIRONMENT = frozenset({"claude-code"})
 
 
-def _timeouts(name: str, entry: dict[str, Any], fmt: str, source: str, bad: Any) -> Timeouts:
+def _timeouts(name: str, entry: JSONObject, fmt: str, source: str, bad: Bad) -> Timeouts:
     """Cline's ``timeout`` (seconds, for calls) and the harness's own ``timeouts`` object (s28).
 
     Each timeout's error will say where to change it: the field of this server in this file.
     """
-    def seconds(value: Any, key: str) -> float:
+    def seconds(value: JSON, key: str) -> float:
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= 3600:
             raise bad(key, "expected seconds, more than 0 and at most 3600")
         return float(value)
@@ -337,7 +337,7 @@ def _timeouts(name: str, entry: dict[str, Any], fmt: str, source: str, bad: Any)
     return Timeouts(**values, settings=settings)
 
 
-def _transport(entry: dict[str, Any], fmt: str, bad: Any) -> str:
+def _transport(entry: JSONObject, fmt: str, bad: Bad) -> str:
     """The registered transport an entry means, from the words of its file's format."""
     declared = entry.get("type", entry.get("transportType") if fmt == "cline" else None)
     if declared is None:
@@ -354,8 +354,8 @@ def _transport(entry: dict[str, Any], fmt: str, bad: Any) -> str:
     return kind
 
 
-def _mcp_servers(fmt: str) -> Callable[[Any, Source], list[ServerConfig]]:
-    def read(document: Any, source: Source) -> list[ServerConfig]:
+def _mcp_servers(fmt: str) -> Callable[[JSON, Source], list[ServerConfig]]:
+    def read(document: JSON, source: Source) -> list[ServerConfig]:
         found = parse_servers(document.get("mcpServers") if isinstance(document, dict) else None, source.scope, source.shown, fmt)
         for server in found:
             for key in (k for k in server.raw if k not in KNOWN[fmt]):
@@ -364,11 +364,11 @@ def _mcp_servers(fmt: str) -> Callable[[Any, Source], list[ServerConfig]]:
     return read
 
 
-def _object_of(table: str) -> Callable[[Any], bool]:
+def _object_of(table: str) -> Callable[[JSON], bool]:
     return lambda document: isinstance(document, dict) and isinstance(document.get(table), dict)
 
 
-def _never(document: Any) -> bool:
+def _never(document: JSON) -> bool:
     return False
 
 

@@ -1,4 +1,4 @@
-"""Gemini CLI's ``settings.json`` ``mcpServers``, read as Gemini CLI writes it (issue 21).
+"""Gemini CLI's ``settings.json`` ``mcpServers``, read as Gemini CLI writes it.
 
     format  file                                             table       transports
     gemini  ~/.gemini/settings.json, .gemini/settings.json   mcpServers  command: stdio; httpUrl: http; url: sse
@@ -27,12 +27,12 @@ Not handled here: ``%VAR%`` (Windows), ``mcp.serverCommand``, extensions' server
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
 
 from harness.config import entries
 from harness.config.entries import Entry, Server
 from harness.config.formats import Reader, ServerConfig, Source, register
 from harness.errors import ConfigError
+from harness.jsonvalue import JSON
 from harness.spec import State
 
 MAX_MS = 3_600_000
@@ -65,7 +65,7 @@ def _entry(e: Entry, source: Source) -> Server:
     return found
 
 
-def read(document: Any, source: Source) -> list[ServerConfig]:
+def read(document: JSON, source: Source) -> list[ServerConfig]:
     servers = entries.read_table(document.get("mcpServers"), source, "mcpServers", _entry)
     mcp = document.get("mcp") if isinstance(document.get("mcp"), dict) else {}
     allowed, excluded = mcp.get("allowed"), mcp.get("excluded")
@@ -80,7 +80,7 @@ def read(document: Any, source: Source) -> list[ServerConfig]:
     return off
 
 
-def _holds(document: Any) -> bool:
+def _holds(document: JSON) -> bool:
     servers = document.get("mcpServers") if isinstance(document, dict) else None
     gemini_only = ("httpUrl", "includeTools", "excludeTools", "trust")
     return isinstance(servers, dict) and any(isinstance(e, dict) and any(k in e for k in gemini_only) for e in servers.values())

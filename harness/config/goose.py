@@ -1,4 +1,4 @@
-"""goose's ``config.yaml`` ``extensions``, read as goose writes them (issue 21).
+"""goose's ``config.yaml`` ``extensions``, read as goose writes them.
 
     format  file                        table       transports
     goose   ~/.config/goose/config.yaml  extensions  type: stdio, streamable_http, sse (builtin: left out)

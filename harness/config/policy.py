@@ -15,13 +15,12 @@ from __future__ import annotations
 
 import fnmatch
 import json
-from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 from harness.config.formats import ServerConfig, read_json
 from harness.errors import ConfigError
+from harness.jsonvalue import JSONMapping, JSONObject
 from harness.spec import ServerSpec, State
 
 
@@ -42,7 +41,7 @@ def apply_policy(servers: list[ServerConfig], managed: Path) -> list[ServerConfi
     return result
 
 
-def _verdict(spec: ServerSpec, allowed: list[dict[str, Any]] | None, denied: list[dict[str, Any]]) -> str | None:
+def _verdict(spec: ServerSpec, allowed: list[JSONObject] | None, denied: list[JSONObject]) -> str | None:
     """Why the policy refuses ``spec``, or None. Deny wins over allow."""
     for rule in denied:
         if _matches(rule, spec):
@@ -56,7 +55,7 @@ def _verdict(spec: ServerSpec, allowed: list[dict[str, Any]] | None, denied: lis
     return "not in allowedMcpServers"
 
 
-def _matches(rule: Mapping[str, Any], spec: ServerSpec) -> bool:
+def _matches(rule: JSONMapping, spec: ServerSpec) -> bool:
     if "serverName" in rule:
         return rule["serverName"] == spec.name
     if "serverCommand" in rule:  # a local server: the command line it spawns
@@ -66,6 +65,6 @@ def _matches(rule: Mapping[str, Any], spec: ServerSpec) -> bool:
     return False
 
 
-def _show(rule: Mapping[str, Any]) -> str:
+def _show(rule: JSONMapping) -> str:
     key, value = next(iter(rule.items()))
     return f"{key} {json.dumps(value)}"

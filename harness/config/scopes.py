@@ -12,7 +12,7 @@ Scopes, as Claude Code has them (every path can be overridden, see ``Paths``):
   (``harness.config.formats``), or the one ``fmt`` (``--format``) names. A server named in
   two of them: the later file's wins, and a warning names both files; with two files or
   more, a broken entry's error names its file.
-- **other clients** (issue 21): with no file named, each registered format's usual places
+- **other clients**: with no file named, each registered format's usual places
   (``Reader.places``: ``~/.cursor/mcp.json``, ``~/.gemini/settings.json``,
   ``.vscode/mcp.json``...) are read first, and Claude Code's scopes above win over them. A
   server from another client's *project* file (in the working directory) is listed
@@ -35,15 +35,16 @@ them (``harness.reload``).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+import sys
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
 
 from harness.config.fields import checked
 from harness.config.policy import apply_policy
 from harness.config.formats import Ask, ServerConfig, Source, Warn, parse_servers, read_file, read_json, readers
 from harness.errors import ConfigError
+from harness.jsonvalue import JSONMapping
 from harness.spec import State
 
 
@@ -87,12 +88,13 @@ def _said(warn: Warn | None, text: str) -> None:
     if warn is not None:
         warn(text)
     else:
-        import sys
-
         print(f"warning: {text}", file=sys.stderr)
 
 
-def _others(paths: Paths, source: Any, warn: Warn | None) -> list[ServerConfig]:
+MakeSource = Callable[[Path, str, str], Source]  # (path, as shown, scope) -> where an entry was read
+
+
+def _others(paths: Paths, source: MakeSource, warn: Warn | None) -> list[ServerConfig]:
     """The servers in every other client's usual files (``Reader.places``), user files first; project ones blocked."""
     found: list[ServerConfig] = []
     cwd = paths.cwd.resolve()
@@ -130,7 +132,7 @@ def copied(source: Path, root: Path) -> tuple[Path, Paths]:
     return path, Paths(home=root, cwd=root, managed=root)
 
 
-def _scoped(paths: Paths, source: Any, warn: Warn | None) -> list[ServerConfig]:
+def _scoped(paths: Paths, source: MakeSource, warn: Warn | None) -> list[ServerConfig]:
     managed = paths.managed / "managed-mcp.json"
     if managed.is_file():  # enterprise control is exclusive
         return _merge(parse_servers(read_json(managed, str(managed), warn).get("mcpServers"), "enterprise", str(managed), "claude-code"))
@@ -160,7 +162,7 @@ def _claude_code(paths: Paths, warn: Warn | None = None) -> list[ServerConfig]:
     return [_approved(server, local) if server.scope == "project" else server for server in _merge(found)]
 
 
-def _approved(server: ServerConfig, project: Mapping[str, Any]) -> ServerConfig:
+def _approved(server: ServerConfig, project: JSONMapping) -> ServerConfig:
     """A ``.mcp.json`` server runs only once the user approved it for this project (Claude Code's rule).
 
     A cloned repository must not start programs by being opened. The answers live in
@@ -186,7 +188,7 @@ def _plain(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_-]", "_", name)  # names compare as the model would see them (Claude Code does the same)
 
 
-def _merge(servers: Iterable[ServerConfig], clash: Any = None) -> list[ServerConfig]:
+def _merge(servers: Iterable[ServerConfig], clash: Callable[[ServerConfig, ServerConfig], None] | None = None) -> list[ServerConfig]:
     """By name, the later one winning; ``clash(kept, later)`` is told of each name two sources give."""
     by_name: dict[str, ServerConfig] = {}
     for server in servers:

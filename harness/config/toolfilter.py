@@ -18,7 +18,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from harness.hooks import JSON, Mechanism, Proceed
+from harness.hooks import Mechanism, Proceed
+from harness.jsonvalue import JSON
 from harness.results import ToolResult
 
 if TYPE_CHECKING:

@@ -1,4 +1,4 @@
-"""VS Code's ``mcp.json`` and Cursor's ``mcp.json``, read as those editors write them (issue 21).
+"""VS Code's ``mcp.json`` and Cursor's ``mcp.json``, read as those editors write them.
 
     format  file                                           table        transports
     vscode  .vscode/mcp.json, ~/.config/Code/User/mcp.json  servers      type: stdio, http, sse
@@ -38,13 +38,14 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from harness.config import entries
 from harness.config.entries import Entry, Server
 from harness.config.formats import Reader, ServerConfig, Source, register
 from harness.errors import ConfigError
+from harness.jsonvalue import JSON, JSONObject
 
 EDITOR_FIELDS = ("dev", "gallery", "version", "description")  # the editor's own: nothing for a client to do
 
@@ -72,7 +73,7 @@ def _stdio_or_remote(e: Entry, source: Source, kind: str | None) -> Server:
     return Server(transport, url=e.text("url", required=True), headers=e.table("headers"))
 
 
-def _vscode_entry(inputs: dict[str, Any]) -> Any:
+def _vscode_entry(inputs: JSONObject) -> Callable[[Entry, Source], Server]:
     def one(e: Entry, source: Source) -> Server:
         kind = e.get("type")
         if kind is not None and kind not in ("stdio", "http", "sse"):
@@ -85,7 +86,7 @@ def _vscode_entry(inputs: dict[str, Any]) -> Any:
     return one
 
 
-def _answers(name: str, found: Server, inputs: dict[str, Any], source: Source) -> dict[str, tuple[str, bool]]:
+def _answers(name: str, found: Server, inputs: JSONObject, source: Source) -> dict[str, tuple[str, bool]]:
     """The value of each ``${input:ID}`` this server uses: --input, the terminal, or the input's default."""
     used = set()
     for text in (found.command, found.url, found.cwd, *found.args, *found.env.values(), *found.headers.values()):
@@ -113,7 +114,7 @@ def _answers(name: str, found: Server, inputs: dict[str, Any], source: Source) -
     return answers
 
 
-def _inputs(document: dict[str, Any], source: Source) -> dict[str, Any]:
+def _inputs(document: JSONObject, source: Source) -> JSONObject:
     given = document.get("inputs") or []
     if not isinstance(given, list) or not all(isinstance(i, dict) and isinstance(i.get("id"), str) for i in given):
         raise ConfigError(f"{source.shown}: field 'inputs': expected a list of objects, each with an 'id'")
@@ -123,7 +124,7 @@ def _inputs(document: dict[str, Any], source: Source) -> dict[str, Any]:
     return {i["id"]: i for i in given if i.get("type") in ("promptString", "pickString")}
 
 
-def read_vscode(document: Any, source: Source) -> list[ServerConfig]:
+def read_vscode(document: JSON, source: Source) -> list[ServerConfig]:
     inputs = _inputs(document, source)
     return entries.read_table(document.get("servers"), source, "servers", _vscode_entry(inputs))
 
@@ -136,15 +137,15 @@ def _cursor_entry(e: Entry, source: Source) -> Server:
     return entries.substituted(found, variables(source))
 
 
-def read_cursor(document: Any, source: Source) -> list[ServerConfig]:
+def read_cursor(document: JSON, source: Source) -> list[ServerConfig]:
     return entries.read_table(document.get("mcpServers"), source, "mcpServers", _cursor_entry)
 
 
-def _named(folder: str) -> Any:
+def _named(folder: str) -> Callable[[Path], bool]:
     return lambda path: path.name == "mcp.json" and path.parent.name == folder
 
 
-def _is_vscode(document: Any) -> bool:
+def _is_vscode(document: JSON) -> bool:
     return isinstance(document, dict) and isinstance(document.get("servers"), dict)
 
 

@@ -1,4 +1,4 @@
-"""Windsurf's ``mcp_config.json``, read as Windsurf (Cascade) writes it (issue 21).
+"""Windsurf's ``mcp_config.json``, read as Windsurf (Cascade) writes it.
 
     format    file                                  table       transports
     windsurf  ~/.codeium/windsurf/mcp_config.json   mcpServers  command: stdio; serverUrl (or url): http, else sse
@@ -18,11 +18,11 @@ as written.
 
 from __future__ import annotations
 
-from typing import Any
 
 from harness.config import entries
 from harness.config.entries import Entry, Server
 from harness.config.formats import Reader, ServerConfig, Source, register
+from harness.jsonvalue import JSON
 
 
 def _entry(e: Entry, source: Source) -> Server:
@@ -36,11 +36,11 @@ def _entry(e: Entry, source: Source) -> Server:
     return found
 
 
-def read(document: Any, source: Source) -> list[ServerConfig]:
+def read(document: JSON, source: Source) -> list[ServerConfig]:
     return entries.read_table(document.get("mcpServers"), source, "mcpServers", _entry)
 
 
-def _holds(document: Any) -> bool:
+def _holds(document: JSON) -> bool:
     servers = document.get("mcpServers") if isinstance(document, dict) else None
     return isinstance(servers, dict) and any(isinstance(e, dict) and "serverUrl" in e for e in servers.values())
 

@@ -19,39 +19,42 @@ from __future__ import annotations
 
 import os
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, NoReturn
 
 from harness.config import toolfilter
 from harness.config.formats import ServerConfig
 from harness.config.variables import expand
 from harness.errors import ConfigError, ServerError
+from harness.jsonvalue import JSONObject
 from harness.spec import ServerSpec, State
 
 if TYPE_CHECKING:
     import httpx2
 
     from harness.connection import Connections, MCPConnection
+    from harness.hub import Hub
+    from harness.parts import Connector
     from harness.hooks import Mechanism
     from harness.opening import Handshake
     from harness.redact import Redactor
     from harness.wire import WireTap
 
 
-def add_to(hub: Any, servers: Iterable[ServerConfig], connector: Any) -> None:
+def add_to(hub: Hub, servers: Iterable[ServerConfig], connector: Callable[[ServerConfig], Connector]) -> None:
     """Make every configured server known to ``hub``: pending ones with ``connector(server)``, the rest with their reason."""
     for server in servers:
         hub.add(server.name, **entry(server, connector))
 
 
 # lesson: s29
-def entry(server: ServerConfig, connector: Any) -> dict[str, Any]:
+def entry(server: ServerConfig, connector: Callable[[ServerConfig], Connector]) -> dict[str, object]:
     """What ``hub.add`` (or ``hub.replace``) takes for ``server``: a connector if it may start, else its state and reason."""
     if server.state is State.PENDING:
         return {"connector": connector(server), "spec": server.spec}
     return {"connector": _never, "spec": server.spec, "state": server.state, "error": ConfigError(server.reason)}
 
 
-async def _never() -> Any:
+async def _never() -> NoReturn:
     raise AssertionError("the hub never starts a disabled, blocked or broken server")
 
 
@@ -86,7 +89,7 @@ def connector(server: ServerConfig, conns: Connections, environ: Mapping[str, st
     return connect
 
 
-def rows(hub: Any, servers: Iterable[ServerConfig]) -> list[dict[str, Any]]:
+def rows(hub: Hub, servers: Iterable[ServerConfig]) -> list[JSONObject]:
     """One row per server, as ``servers --json`` prints them: name, scope, transport, state, error, tools."""
     table = []
     for server in servers:

@@ -1,4 +1,4 @@
-"""Zed's ``settings.json`` ``context_servers``, read as Zed writes it: JSON with comments (issue 21).
+"""Zed's ``settings.json`` ``context_servers``, read as Zed writes it: JSON with comments.
 
     format  file                                              table            transports
     zed     ~/.config/zed/settings.json, .zed/settings.json   context_servers  command: stdio; url: http
@@ -21,11 +21,12 @@ Not handled here: Zed's ``context_server_timeout`` and the extensions' own serve
 
 from __future__ import annotations
 
-from typing import Any
+from pathlib import Path
 
 from harness.config import entries
 from harness.config.entries import Entry, Server
 from harness.config.formats import Reader, ServerConfig, Source, register
+from harness.jsonvalue import JSON
 
 
 def _entry(e: Entry, source: Source) -> Server | None:
@@ -51,11 +52,11 @@ def _entry(e: Entry, source: Source) -> Server | None:
     return found
 
 
-def read(document: Any, source: Source) -> list[ServerConfig]:
+def read(document: JSON, source: Source) -> list[ServerConfig]:
     return entries.read_table(document.get("context_servers"), source, "context_servers", _entry)
 
 
-def _named(path: Any) -> bool:
+def _named(path: Path) -> bool:
     return path.name == "settings.json" and path.parent.name in ("zed", ".zed")
 
 

@@ -9,7 +9,7 @@ child process, an event stream, HTTP requests) and closes it when the block ends
     stdio   harness/transports/stdio.py   a child process, JSON-RPC lines     s23
     sse     harness/transports/sse.py     legacy HTTP+SSE                     s24
     http    harness/transports/http.py    Streamable HTTP, session ids        s25
-    http-or-sse  harness/transports/fallback.py  Streamable HTTP, else SSE on a 4xx  issue 21 (a bare url)
+    http-or-sse  harness/transports/fallback.py  Streamable HTTP, else SSE on a 4xx  (a bare url)
 
 Each transport is registered once, with the words a config file may use for it and its
 kind: ``local`` (a command spawned on this machine: it needs ``command``, and waits in the
@@ -42,8 +42,7 @@ connection names the server in and shows as its other warnings.
     lines   harness/transports/lines.py   stdio's line reader: linear, each line capped
     web     harness/transports/web.py     what sse and http share: bounded bodies, HTTP errors shown
 
-Introduced by s23, one module per transport lesson; ``fault``, ``errors`` and ``limits``
-by the hardening of issue 8.
+Introduced by s23, one module per transport lesson.
 """
 
 from __future__ import annotations
@@ -51,7 +50,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from harness.errors import ConfigError
 from harness.spec import ServerSpec
@@ -115,25 +114,25 @@ def lookup(spec: ServerSpec) -> Transport:
 
 # The built-ins: each imports its module (and so its SDK) on its first call, not here.
 def _stdio(spec: ServerSpec, context: Context) -> AbstractAsyncContextManager[Streams]:
-    from harness.transports.stdio import open_stdio
+    from harness.transports.stdio import open_stdio  # each transport loads the SDK: only the kind a server uses
 
     return open_stdio(spec, context)
 
 
 def _sse(spec: ServerSpec, context: Context) -> AbstractAsyncContextManager[Streams]:
-    from harness.transports.sse import open_sse
+    from harness.transports.sse import open_sse  # as above
 
     return open_sse(spec, context)
 
 
 def _http(spec: ServerSpec, context: Context) -> AbstractAsyncContextManager[Streams]:
-    from harness.transports.http import open_http
+    from harness.transports.http import open_http  # as above
 
     return open_http(spec, context)
 
 
 def _http_or_sse(spec: ServerSpec, context: Context) -> AbstractAsyncContextManager[Streams]:
-    from harness.transports.fallback import open_http_or_sse
+    from harness.transports.fallback import open_http_or_sse  # as above
 
     return open_http_or_sse(spec, context)
 

@@ -3,8 +3,7 @@
 The fields are described in ``harness.transports``. Apart from the registry, so that
 ``spec`` can ask the registry and the registry need not know a spec.
 
-Introduced by s23; ``fault``, ``errors`` and ``limits`` by the hardening of issue 8;
-``process`` by the composition issue (17).
+Introduced by s23.
 """
 
 from __future__ import annotations
@@ -12,11 +11,25 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import IO, TYPE_CHECKING, Protocol
 
 from harness.spec import Limits, Timeouts
 
-Streams = tuple[Any, Any]  # (read, write): the SDK's message streams, of SessionMessage | Exception
+if TYPE_CHECKING:
+    import httpx2
+
+    from harness.transports.http import SessionWatch
+    from harness.wire import Receives, Sends
+
+Streams = tuple["Receives", "Sends"]  # (read, write): the SDK's message streams, of SessionMessage | Exception
+
+
+class Process(Protocol):
+    """A server run as a process, as its transport reports it (stdio)."""
+
+    async def exit_code(self, within: float) -> int | None: ...
+
+    def stderr_tail(self, lines: int) -> list[str]: ...
 
 
 @dataclass
@@ -25,19 +38,17 @@ class Context:
 
     timeouts: Timeouts
     limits: Limits
-    auth: Any = None  # an httpx2.Auth for the URL transports (s26)
-    errlog: Any = None  # a file for the child's stderr (stdio)
+    auth: httpx2.Auth | None = None  # for the URL transports (s26)
+    errlog: IO[bytes] | None = None  # a file for the child's stderr (stdio)
     label: Callable[[str, str], None] = lambda secret, kind: None  # (a session id, its kind): a secret to name
-    watch: Any = None  # http: an object with .session_id and .expired (harness.transports.http.SessionWatch)
+    watch: SessionWatch | None = None  # http: the session id and whether it expired
     fault: str | None = None  # set by the transport before it ends the read stream on purpose: why, in a few words
-    errors: dict[Any, str] = field(default_factory=dict)  # JSON-RPC request id -> "HTTP 500: <body excerpt>" (sse, http)
+    errors: dict[str | int, str] = field(default_factory=dict)  # JSON-RPC request id -> "HTTP 500: <body excerpt>" (sse, http)
     # Error answers the server itself sent with the code the SDK also uses for a closed
     # connection (-32000, which servers send for "server error"), by message: counted in by
     # harness.guard, taken out by the call that got one, so the two are never confused.
     closed_code_answers: Counter[str] = field(default_factory=Counter)
-    # Set by a transport that runs the server as a process (stdio): an object with
-    # ``async exit_code(within) -> int | None`` and ``stderr_tail(lines) -> list[str]``.
-    process: Any = None
+    process: Process | None = None  # set by a transport that runs the server as a process (stdio)
     warn: Callable[[str], None] = lambda text: None  # a warning about this server, in words (the connection names the server)
     trace: Callable[[str], None] | None = None  # what the transport does, in words, when a lesson shows it (harness.wire)
 

@@ -18,7 +18,7 @@ A Streamable HTTP server that gave the probe a session id gets a DELETE for it a
 then the chosen transport opens its own session as usual. With ``Context.trace`` set, the
 choice is told.
 
-Introduced by issue 21. Not handled here: remembering the choice between runs (each open
+Not handled here: remembering the choice between runs (each open
 probes again, one extra request); a server that never answers costs the connect timeout
 twice (the probe's, then the chosen transport's).
 """

@@ -24,8 +24,7 @@ response it:
 characters of the body, escaped by ``harness.echo``, so a server's text cannot move the
 cursor of a terminal or pose as another line.
 
-Introduced by the hardening of s24 and s25 (issue 8); decoding by issue 18. Not handled
-here: retries; encodings besides gzip and deflate (never asked for).
+Not handled here: retries; encodings besides gzip and deflate (never asked for).
 """
 
 from __future__ import annotations

@@ -18,13 +18,20 @@
 # .ci/conformance/node_modules from package-lock.json (skipped when already there).
 # Every scenario server is kept on 127.0.0.1 by loopback.cjs, and this script checks its log.
 # Results: one directory per scenario under a temp dir (kept, path printed at the end).
+# A scenario passes only if the suite's own verdict says so: a client the suite reports as
+# timed out, or an OVERALL: FAILED that expected-failures-V.yml does not cover, fails it,
+# whatever the exit code. A scenario whose checks are all SKIPPED (or INFO) exercised
+# nothing: it fails too, unless not-exercised-V.txt lists it with its reason.
+# CONFORMANCE_JOBS scenarios run at once (default: the cores plus one; a client that waits
+# for a CPU is a client that times out); CONFORMANCE_TIMEOUT_MS is each one's limit.
 # Exit: 0 when every failure is listed in expected-failures-V.yml (each entry with its reason
 # in a comment), 1 otherwise, 2 on bad usage.
 set -euo pipefail
 
 HERE="$(cd "$(dirname "$0")" && pwd)"
 NODE="$HERE/node_modules/node/bin/node"
-SCENARIO_TIMEOUT_MS=30000
+SCENARIO_TIMEOUT_MS="${CONFORMANCE_TIMEOUT_MS:-30000}"
+JOBS="${CONFORMANCE_JOBS:-$(( $(nproc) + 1 ))}"
 declare -A PACKAGES=([0.1.16]="@modelcontextprotocol/conformance" [0.2.0-alpha.12]="conformance-alpha")  # as package.json names them
 
 version="0.1.16" scenarios=()
@@ -33,7 +40,7 @@ while [ $# -gt 0 ]; do
     --version) version="$2"; shift 2 ;;
     -s|--scenario) scenarios+=("$2"); shift 2 ;;
     --) shift; break ;;
-    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,29p' "$0"; exit 0 ;;
     *) break ;;
   esac
 done
@@ -45,6 +52,7 @@ fi
 PACKAGE_DIR="$HERE/node_modules/${PACKAGES[$version]}"
 SUITE="$PACKAGE_DIR/dist/index.js"
 EXPECTED="$HERE/expected-failures-$version.yml"
+UNEXERCISED="$HERE/not-exercised-$version.txt"  # "NAME  # why" per line
 
 installed_version() {
   sed -n 's/^  "version": "\(.*\)",$/\1/p' "$PACKAGE_DIR/package.json" 2>/dev/null || true
@@ -87,16 +95,26 @@ summarize() {  # scenario -> prints one line, returns non-zero on an unexpected 
     const tally = {};
     for (const file of process.argv.slice(1))
       for (const c of JSON.parse(require("fs").readFileSync(file, "utf8"))) tally[c.status] = (tally[c.status] || 0) + 1;
-    console.log(["SUCCESS", "FAILURE", "WARNING"].map(k => `${tally[k] || 0} ${k.toLowerCase()}`).join(", "));
+    console.log(["SUCCESS", "FAILURE", "WARNING", "SKIPPED"].map(k => `${tally[k] || 0} ${k.toLowerCase()}`).join(", "));
   ')"
-  counts="${counts:-no checks.json written}"
+  counts="${counts:-0 success, 0 failure, 0 warning, 0 skipped}"
+  local n_ok n_fail n_warn n_skip
+  read -r n_ok _ n_fail _ n_warn _ n_skip _ <<< "${counts//,/}"
+  total_ok=$((total_ok + n_ok)) total_fail=$((total_fail + n_fail)) total_skip=$((total_skip + n_skip))
   local listens bad
   listens="$(grep -c . "$dir/loopback.log" || true)"
   bad="$(grep -vc '^listening 127\.0\.0\.1:[0-9]*$' "$dir/loopback.log" || true)"
-  local verdict="pass"
+  local verdict="pass" expected=0
+  if grep -q '^  ~ ' "$dir/out.log" && [ "$code" = 0 ]; then expected=1; fi
+  if [ "$expected" = 1 ]; then verdict="expected failure"
+  elif [ "$n_ok" = 0 ] && [ "$n_fail" = 0 ] && [ "$n_warn" = 0 ]; then
+    if grep -q "^$scenario " "$UNEXERCISED" 2>/dev/null; then verdict="not exercised (listed)"
+    else verdict="FAIL (not exercised: every check skipped; list it in $(basename "$UNEXERCISED") with why)"; fi
+  fi
+  if [ "$expected" = 0 ] && grep -q 'OVERALL: FAILED' "$dir/out.log"; then verdict="FAIL (the suite says FAILED)"; fi
+  if grep -qi 'client timed out' "$dir/out.log"; then verdict="FAIL (the client timed out)"; fi
   if [ "$code" != 0 ]; then verdict="FAIL (exit $code)"; fi
   if [ "$listens" = 0 ] || [ "$bad" != 0 ]; then verdict="FAIL (servers not verified on 127.0.0.1: $listens listens, $bad elsewhere)"; fi
-  if grep -q '^  ~ ' "$dir/out.log" && [ "$code" = 0 ]; then verdict="expected failure"; fi
   printf '%-44s %-18s %s; %s server(s) on 127.0.0.1\n' "$scenario" "$verdict" "$counts" "$listens"
   [ "${verdict%% *}" != "FAIL" ]
 }
@@ -106,14 +124,16 @@ parallel=() alone=()
 for s in "${scenarios[@]}"; do
   if [ "$s" = "sse-retry" ]; then alone+=("$s"); else parallel+=("$s"); fi
 done
-pids=()
-for s in "${parallel[@]+"${parallel[@]}"}"; do run_one "$s" & pids+=($!); done
-for p in "${pids[@]+"${pids[@]}"}"; do wait "$p"; done
+running=0
+for s in "${parallel[@]+"${parallel[@]}"}"; do
+  if [ "$running" -ge "$JOBS" ]; then wait -n; running=$((running - 1)); fi
+  run_one "$s" & running=$((running + 1))
+done
+wait
 for s in "${alone[@]+"${alone[@]}"}"; do run_one "$s"; done
-
-failed=0
+failed=0 total_ok=0 total_fail=0 total_skip=0
 for s in "${scenarios[@]}"; do summarize "$s" || failed=1; done
-echo "conformance $version: ${#scenarios[@]} scenario(s) in $((SECONDS - started)) s; logs and checks.json under $results"
+echo "conformance $version: ${#scenarios[@]} scenario(s) in $((SECONDS - started)) s, $JOBS at a time; checks: $total_ok passed, $total_fail failed, $total_skip skipped; logs and checks.json under $results"
 if [ "$failed" != 0 ]; then
   for s in "${scenarios[@]}"; do
     dir="$results/${s//\//_}"

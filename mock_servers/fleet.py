@@ -78,7 +78,7 @@ KINDS: dict[str, tuple[str, dict[str, tuple[str, str, tuple[str, ...]]], dict[st
     }, {
         "post_message": "Post a message to a channel, or reply in a thread with thread_ts.",
         "send_direct_message": "Send a direct message to one person.",
-        "add_reaction": "Add an emoji reaction to a message.",
+        "add_reaction": "Add an emoji reaction (thumbs up, eyes, tada) to a message.",
         "pin_message": "Pin a message to the top of its channel.",
         "invite_to_channel": "Invite people to a channel.",
         "leave_channel": "Leave a channel.",
@@ -97,10 +97,10 @@ KINDS: dict[str, tuple[str, dict[str, tuple[str, str, tuple[str, ...]]], dict[st
         "upload_object": "Upload a file to a bucket under a key; returns its ETag and URL.",
         "download_object": "Download an object's bytes from a bucket.",
         "copy_object": "Copy an object to another key or bucket.",
-        "move_object": "Move (rename) an object within or across buckets.",
+        "move_object": "Move or rename an object within or across buckets.",
         "get_storage_usage": "Bytes stored and object counts per bucket, for the bill.",
         "presign_url": "A time-limited URL that lets someone download or upload one object without credentials.",
-        "set_bucket_policy": "Set who may read or write a bucket (its access policy).",
+        "set_bucket_policy": "Set who may read or write a bucket (its access policy): public, private, or named accounts.",
     }),
     "db": ("the database", {
         "table": ("tables", "table_name", ("schema_name", "columns")),
@@ -111,7 +111,7 @@ KINDS: dict[str, tuple[str, dict[str, tuple[str, str, tuple[str, ...]]], dict[st
         "replica": ("replicas", "replica_id", ("region", "lag_limit")),
     }, {
         "run_query": "Run a read-only SQL query and return the rows (at most 1,000).",
-        "execute_statement": "Execute a SQL statement that changes data or schema (INSERT, UPDATE, DELETE, ALTER).",
+        "execute_statement": "Execute a SQL statement that changes data or schema (INSERT, UPDATE, DELETE, ALTER TABLE, CREATE).",
         "explain_query": "Show the query plan of a SQL query, with estimated costs.",
         "describe_table": "The columns, types, keys and indexes of a table.",
         "list_slow_queries": "The slowest queries of the last day, with their mean time and calls.",
@@ -152,7 +152,7 @@ KINDS: dict[str, tuple[str, dict[str, tuple[str, str, tuple[str, ...]]], dict[st
         "move_email_to_folder": "Move emails to a folder or label, out of the inbox.",
         "get_attachment": "Download an attachment of an email.",
         "set_vacation_responder": "Turn the out-of-office auto reply on or off, with its message and dates.",
-        "unsubscribe": "Unsubscribe from a mailing list an email came from.",
+        "unsubscribe": "Unsubscribe from the mailing list or newsletter an email came from, to stop receiving it.",
     }),
     "calendar": ("the calendar", {
         "event": ("events", "event_id", ("title", "start", "end", "attendees", "location")),
@@ -251,11 +251,47 @@ KINDS: dict[str, tuple[str, dict[str, tuple[str, str, tuple[str, ...]]], dict[st
         "candidate": ("candidates", "candidate_id", ("name", "email", "opening_id")),
     }, {
         "approve_time_off": "Approve or deny a time-off (vacation, sick leave) request.",
-        "get_org_chart": "The reporting lines under a manager.",
+        "get_org_chart": "The org chart under a manager: who reports to whom.",
         "schedule_interview": "Schedule an interview with a candidate and interviewers.",
     }),
 }
 
+GLOSS = {  # what each entity is, as a product's docs say it; every description of its tools carries it
+    "issue": "a bug, task or story to work on", "comment": "a remark on an issue", "label": "a tag to group issues by",
+    "milestone": "a target date that groups issues", "sprint": "a time-boxed iteration of a board", "epic": "a large body of work split into issues",
+    "worklog": "time logged as spent working on an issue", "channel": "a conversation room for a team or topic",
+    "message": "a chat message in a channel or thread", "reminder": "a note that pings someone at a set time",
+    "user_group": "a handle that mentions a group of people", "bookmark": "a link saved at the top of a channel",
+    "emoji": "a custom emoji for messages and reactions", "bucket": "a container of stored files (objects)",
+    "object": "a stored file in a bucket", "folder": "a path prefix that groups objects",
+    "lifecycle_rule": "a rule that expires or archives old objects", "share_link": "a link that shares a stored file with people",
+    "table": "a database table of rows and columns", "index": "a database index that speeds up lookups on columns",
+    "view": "a saved SQL query that reads like a table", "backup": "a copy of a database to restore from",
+    "role": "a database login or group with privileges", "replica": "a read-only copy of a database kept in sync",
+    "instance": "a virtual machine (VM, server)", "volume": "a disk attached to a virtual machine",
+    "snapshot": "a point-in-time copy of a disk volume", "security_group": "firewall rules for network traffic",
+    "load_balancer": "a front end that spreads traffic over servers", "dns_record": "a domain name record that points a name at an address",
+    "function": "a serverless function that runs code on demand", "email": "a message in the mailbox",
+    "draft": "an email not sent yet", "mail_label": "a label or folder for emails", "filter": "a rule that sorts incoming mail",
+    "contact": "a person in the address book", "event": "a meeting or appointment on the calendar",
+    "calendar": "a calendar of events", "room": "a meeting room that can be booked", "lead": "a possible customer not qualified yet",
+    "deal": "a sales opportunity with an amount and a stage", "company": "an organization you sell to",
+    "customer_contact": "a person at a customer company", "alert": "a rule that pages people when a metric crosses a threshold",
+    "dashboard": "a page of charts of metrics", "incident": "an outage or degradation being handled",
+    "uptime_check": "a probe that checks a URL is up", "pipeline": "a CI run of build, test and deploy stages",
+    "job": "one step of a CI pipeline", "artifact": "a file a CI job produced", "secret": "a credential available to CI jobs",
+    "runner": "a machine that runs CI jobs", "page": "a wiki page", "space": "a section of the wiki for a team",
+    "page_comment": "a comment on a wiki page", "template": "a starting point for new wiki pages",
+    "invoice": "a bill sent to a customer", "subscription": "a customer's recurring plan",
+    "refund": "money given back to a customer for a charge", "coupon": "a discount code", "payment_method": "a customer's saved card",
+    "repository": "a git repository of code", "pull_request": "a proposed change (PR) to merge into a branch",
+    "branch": "a line of development in a repository", "release": "a tagged version with release notes",
+    "review_comment": "a comment on a line of a pull request", "workflow_run": "one run of a repository's automation workflow",
+    "support_ticket": "a customer's request to the help desk", "macro": "a canned reply and actions for support tickets",
+    "article": "a help center article", "satisfaction_rating": "a customer's rating of a support ticket",
+    "employee": "a person who works at the company", "time_off_request": "a request for vacation or leave",
+    "job_opening": "a position the company is hiring for", "candidate": "a person applying for a job",
+}
 LESSON_KINDS = ("tracker", "chat", "storage", "db", "cloud", "mail")
 WHERE = {"tracker": " (a project)", "chat": " (a workspace)", "storage": "", "db": " (a database)", "cloud": " (a project and region)",
          "mail": " (a mailbox)"}
@@ -322,6 +358,7 @@ def tools(kind: str) -> list[MetaToolDef]:
                  "where": WHERE.get(kind, "")}
         for pattern, text, params, keyed in ACTIONS.values():
             name = pattern.format(e=entity, es=plural)
+            text = f"{text} A {words['e']} is {GLOSS[entity]}."
             names = [key] if keyed else []
             for p in params:
                 names += list(fields) if p == "{fields}" else [p]

@@ -233,7 +233,9 @@ class Searcher:
             if name not in names and name not in self.held and name in self.offered:
                 self.held[name] = self.offered[name]
         search = [self.tool] if copies or self.held else []
-        tools = (*builtins, *search, *mcp, *self.held.values())
+        if self.held:  # where it was: the MCP block is sorted by name (s22), so the array keeps its bytes
+            mcp = sorted([*mcp, *self.held.values()], key=lambda t: t.name)
+        tools = (*builtins, *search, *mcp)
         self.offered = {t.name: t for t in tools}
         self._report(tools, decided)
         return tools
@@ -349,6 +351,8 @@ def state(hub: Any, server: str) -> str:
     entry = hub.entries.get(server)
     if entry is None:
         return f"server '{server}' was removed"
+    if entry.state is State.CONNECTED:
+        return f"server '{server}' is connected and no longer lists it"
     reason = f": {entry.error}" if entry.error is not None else ""
     return f"server '{server}' is {entry.state.value}{reason}"
 

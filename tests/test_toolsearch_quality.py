@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import sys
+import importlib.util
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "bench"))
-
-import toolsearch as bench  # noqa: E402  (bench/toolsearch.py)
+_spec = importlib.util.spec_from_file_location("bench_toolsearch", ROOT / "bench" / "toolsearch.py")
+assert _spec is not None and _spec.loader is not None
+bench = importlib.util.module_from_spec(_spec)  # by path: bench/ is not a package, and its names must not shadow others
+_spec.loader.exec_module(bench)
 
 
 def test_recall_on_the_query_set():

@@ -11,6 +11,9 @@ fields, each weighted by how much a word in it says about what the tool does::
     params        1        the input schema's property names (``channel_id``: channel, id)
     description   1        the description
 
+A request's first word, or a word before an article, is read as a verb when people use it as one:
+"file a bug" creates, "email the report" sends (``VERBS``).
+
 A query has one of three forms, as Claude Code's ToolSearch takes them:
 
     select:a,b            those tools by name (a full name, or a server's own name if one server has it)
@@ -76,6 +79,9 @@ GROUPS = (
     ("log", "logs", "journal"),
     ("event", "meeting", "appointment"),
 )
+# Nouns people use as verbs at the head of a request ("file a bug", "email the report", "log two hours"): read
+# as that verb when first, or before an article; elsewhere ("attach a file") they stay nouns.
+VERBS = {"file": "create", "log": "create", "schedule": "create", "email": "send", "message": "send", "ticket": "create"}
 WORD = re.compile(r"[a-z0-9]+")
 CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
@@ -150,9 +156,11 @@ class Query:
         if text.lower().startswith("select:"):
             return cls(text, select=tuple(n.strip() for n in text[7:].split(",") if n.strip()))
         found, required, shown = [], [], {}
-        for raw in text.split():
+        split = text.split()
+        for at, raw in enumerate(split):
             for word in words(raw.lstrip("+"), drop_stop=not raw.startswith("+")):
-                term = fold(word)
+                verb = VERBS.get(word) if at == 0 or split[at + 1:at + 2] in (["a"], ["an"], ["the"]) else None
+                term = fold(verb or word)
                 shown.setdefault(term, word)
                 found.append(term)
                 if raw.startswith("+"):

@@ -93,7 +93,7 @@ def check(servers: Sequence[Any]) -> None:
 def decide(mode: Mode, tools: int, size: int, context_tokens: int = CONTEXT_TOKENS) -> tuple[bool, str]:
     """Whether to defer under ``mode``, for ``tools`` MCP tools whose definitions are ``size`` JSON bytes; and why."""
     if mode.kind != "auto":
-        return mode.kind == "on", f"{mode}"
+        return mode.kind == "on", f"set to {mode}"
     share = 100 * size / BYTES_PER_TOKEN / context_tokens
     facts = f"{tools} MCP tools, {size:,} bytes, about {share:.1f}% of a {context_tokens:,}-token context"
     if share >= mode.percent:
@@ -131,8 +131,8 @@ def references(names: Sequence[str]) -> list[dict[str, str]]:
 
 
 def size(tools: Sequence[Tool]) -> int:
-    """JSON bytes of the definitions, as the request carries them."""
-    return len(json.dumps([t.spec() for t in tools]))
+    """JSON bytes of the definitions as the model reads them once loaded (without ``defer_loading``)."""
+    return len(json.dumps([Tool.spec(t) for t in tools]))
 
 
 @dataclass
@@ -290,7 +290,7 @@ class Searcher:
         missing = [n for n in query.select if not set(self.index.selected([n])) & {m.name for m in matches}]
         if matches and missing:
             lines.append(f"  not loaded: {'; '.join(self._unknown(n) for n in missing)}")
-        transcript.note(f"tool search {query.text!r}: " + ("\n" + "\n".join(lines) if lines else "no match"))
+        transcript.note(f"tool search {query.text!r}:" + ("\n" + "\n".join(lines) if lines else " no match"))
 
     def miss(self, query: Query, searched: int) -> str:
         """Why the search found nothing, naming the tools and the servers that are not connected."""

@@ -301,6 +301,13 @@ HINTS = {  # tool -> _meta["anthropic/searchHint"]: what users call it that its 
     "upload_object": "s3 put file", "send_email": "gmail compose", "create_instance": "ec2 vm launch server",
     "find_free_time": "availability slot", "get_on_call": "pager rota", "acknowledge_alert": "ack page",
 }
+PARAMS = {  # the parameters of an extra tool, where the entities its name mentions would not give them
+    "post_message": ["channel_id", "text", "thread_ts"], "send_direct_message": ["user_id", "text"],
+    "send_email": ["to", "subject", "body", "cc", "attachments"], "reply_to_email": ["message_id", "body", "reply_all"],
+    "set_status": ["status_text", "status_emoji", "expires_at"], "lookup_user_by_email": ["email_address"],
+    "assign_issue": ["issue_key", "assignee"], "transition_issue": ["issue_key", "status"], "run_query": ["sql", "database_name"],
+    "execute_statement": ["sql", "database_name"], "find_free_time": ["attendees", "duration_minutes", "within_days"],
+}
 ALWAYS = frozenset({"post_message", "get_issue"})  # _meta["anthropic/alwaysLoad"]
 DESTRUCTIVE = ("delete_", "execute_statement", "charge_customer", "cancel_")
 
@@ -364,7 +371,7 @@ def tools(kind: str) -> list[MetaToolDef]:
                 names += list(fields) if p == "{fields}" else [p]
             found[name] = _tool(kind, name, text.format(**words), names, [key] if keyed else list(fields[:1]))
     for name, text in extra.items():
-        params = [p for e, (_, key, fields) in entities.items() if e in name for p in (key, *fields[:2])] or ["query"]
+        params = PARAMS.get(name) or [p for e, (_, key, fields) in entities.items() if e in name for p in (key, *fields[:2])] or ["query"]
         found[name] = _tool(kind, name, text, params, params[:1])
     return list(found.values())
 

@@ -268,7 +268,7 @@ def test_auto_defers_past_n_percent_of_the_context_or_at_30_tools():
     assert decide(Mode("auto"), 30, 1000)[0] is True
     assert decide(Mode("auto", 5), 3, 40_001 * 4 // 10)[0] is False
     assert decide(Mode("auto", 5), 3, 10_000 * 4)[0] is True  # 10,000 tokens: 5% of 200,000
-    assert decide(Mode("off"), 5000, 10**9) == (False, "off")
+    assert decide(Mode("off"), 5000, 10**9) == (False, "set to off")
     assert "under 10% and under 30 tools" in decide(Mode("auto"), 3, 1000)[1]
 
 
@@ -276,7 +276,7 @@ def test_off_loads_everything_and_says_what_search_would_save():
     async def body(rig):
         turn = rig.turn()
         assert not any(isinstance(t, Deferred) for t in turn.tools) and NAME not in {t.name for t in turn.tools}
-        assert "tool search: off (off): the model reads all 41 definitions up front" in rig.said()
+        assert "tool search: off (set to off): the model reads all 41 definitions up front" in rig.said()
         assert "with search on it would read" in rig.said()
         return None
     run({"tracker": 40}, body, mode="off")

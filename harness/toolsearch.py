@@ -44,6 +44,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
+from harness.config.search_policy import FIELD, Mode
 from harness.errors import ConfigError, ToolError
 from harness.loop import Policy, Turn
 from harness.model import ToolCall
@@ -55,39 +56,22 @@ from harness.toolindex import Doc, Index, Match, Query
 from harness.tools import Tool
 
 NAME = "tool_search"
-FIELD = "toolSearch"
 HINT, ALWAYS = "anthropic/searchHint", "anthropic/alwaysLoad"
 CONTEXT_TOKENS = 200_000  # the model's context when the caller does not say
-AUTO_PERCENT, AUTO_TOOLS = 10, 30
+AUTO_TOOLS = 30
 BYTES_PER_TOKEN = 4  # JSON of tool definitions: about four bytes a token
 LIMIT, MAX_LIMIT = 5, 20
 
 
-@dataclass(frozen=True)
-class Mode:
-    """``on``, ``off``, or ``auto`` with its threshold in percent of the context."""
+def argument(text: str) -> str:
+    """``--tool-search``'s value, checked as the command line is parsed (argparse's ``type=``)."""
+    import argparse
 
-    kind: str
-    percent: int = AUTO_PERCENT
-
-    @classmethod
-    def parse(cls, text: object, where: str) -> Mode:
-        value = text.strip().lower() if isinstance(text, str) else None
-        if value in ("on", "off", "auto"):
-            return cls(value)
-        if value is not None and value.startswith("auto:") and value[5:].isdigit() and 0 < int(value[5:]) <= 100:
-            return cls("auto", int(value[5:]))
-        raise ConfigError(f"{where}: expected auto, auto:N (N a percent, 1 to 100), on or off, not {text!r:.40}")
-
-    def __str__(self) -> str:
-        return f"auto:{self.percent}" if self.kind == "auto" else self.kind
-
-
-def check(servers: Sequence[Any]) -> None:
-    """Each server's ``toolSearch`` field, or ``ConfigError`` naming the server and the field."""
-    for server in servers:
-        if FIELD in server.raw:
-            Mode.parse(server.raw[FIELD], f"server '{server.name}': field '{FIELD}'")
+    try:
+        Mode.parse(text, "--tool-search")
+    except ConfigError as exc:
+        raise argparse.ArgumentTypeError(str(exc).removeprefix("--tool-search: ")) from None
+    return text
 
 
 def decide(mode: Mode, tools: int, size: int, context_tokens: int = CONTEXT_TOKENS) -> tuple[bool, str]:
@@ -149,9 +133,13 @@ class Searcher:
     def __init__(self, mode: Mode, servers: Sequence[Any], context_tokens: int = CONTEXT_TOKENS, limit: int = LIMIT) -> None:
         self.mode, self.context_tokens, self.limit = mode, context_tokens, limit
         self.modes: dict[str, Mode] = {}
+        self.refused: list[str] = []  # a bad field's message: said once, and that server follows the stack's policy
         for server in servers:
             if FIELD in server.raw:
-                self.modes[server.name] = Mode.parse(server.raw[FIELD], f"server '{server.name}': field '{FIELD}'")
+                try:
+                    self.modes[server.name] = Mode.parse(server.raw[FIELD], f"server '{server.name}': field '{FIELD}'")
+                except ConfigError as exc:
+                    self.refused.append(f"{exc}; its tools follow --tool-search ({mode})")
         self.index = Index()
         self.servers: dict[str, _Server] = {}
         self.loaded: dict[str, str] = {}  # name -> its server
@@ -400,6 +388,9 @@ class ToolSearch(Part):
     async def enter(self, built: Built) -> None:
         entries = [s for s in built.servers if s.spec is not None]
         self.searcher = Searcher(Mode.parse(self.mode, "--tool-search"), entries, self.context_tokens, self.limit)
+        for problem in self.searcher.refused:
+            if built.transcript is not None:
+                built.transcript.warning(problem)
 
     def offered(self, turn: Turn, built: Built) -> Turn:
         assert self.searcher is not None

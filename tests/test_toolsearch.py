@@ -27,7 +27,8 @@ from harness.redact import Redactor
 from harness.results import ToolResult
 from harness.toolindex import Doc, Index, Query, terms
 from harness.tools import Tool
-from harness.toolsearch import NAME, Deferred, Found, Mode, ToolSearch, check, decide
+from harness.config.search_policy import Mode, check
+from harness.toolsearch import NAME, Deferred, Found, ToolSearch, decide
 from harness.transcript import Transcript
 from mock_servers import fleet
 from mock_servers.catalog import ServerDef
@@ -299,3 +300,13 @@ def test_a_servers_own_field_wins_over_the_stacks_policy():
         assert "tool search: on for tracker (auto:10:" in rig.said() and "off" in rig.said()
         return None
     run({"chat": 30, "tracker": 30}, body, fields={"chat": {"toolSearch": "off"}})
+
+
+def test_a_bad_field_in_a_stack_is_said_and_that_server_follows_the_stacks_policy():
+    async def body(rig):
+        turn = rig.turn()
+        assert "warning: server 'chat': field 'toolSearch': expected auto, auto:N (N a percent, 1 to 100), on or off, not 'sometimes'; " \
+               "its tools follow --tool-search (auto:10)" in rig.said()
+        assert any(isinstance(t, Deferred) and t.source == "chat" for t in turn.tools)
+        return None
+    run({"chat": 30, "tracker": 30}, body, fields={"chat": {"toolSearch": "sometimes"}})

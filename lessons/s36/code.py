@@ -63,8 +63,10 @@ async def session(run: lesson.Run) -> None:
 
 
 def options(parser) -> None:
+    from harness.toolsearch import argument  # no SDK: the part's module imports only the harness's own
+
     wire.options(parser)
-    parser.add_argument("--tool-search", default="auto", metavar="POLICY",
+    parser.add_argument("--tool-search", default="auto", metavar="POLICY", type=argument,
                         help="auto, auto:N (N%% of the context), on or off (default: auto)")
 
 

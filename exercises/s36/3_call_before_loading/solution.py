@@ -1,0 +1,21 @@
+"""The first call never reaches the server: the harness refuses a deferred tool that no
+search has loaded, and the error says which query loads it
+(`select:mcp__db__run_query`). The model runs that query, gets one `tool_reference` back,
+and the same call then goes through. Against the real API the first call could not even be
+made: a deferred tool is not in the model's context until a `tool_reference` loads it; the
+refusal is what a scripted (or confused) model meets instead. The refusal comes before the
+permission check, so the user is asked only about the call that runs (run_query is not
+marked read-only; the scenario's user answers yes).
+"""
+
+RUN = ("--scenario", "{here}/scenario.yaml")
+SLOW = True
+
+
+def check(run):
+    assert run.code == 0, run.text
+    lines = run.text.splitlines()
+    assert ("  <! mcp__db__run_query is deferred and not loaded: call tool_search with query "
+            "'select:mcp__db__run_query' first") in lines, run.text
+    assert "  <- tool_reference: mcp__db__run_query" in lines, run.text
+    assert any(line.startswith("  <- db.run_query: ok") for line in lines), run.text

@@ -148,6 +148,7 @@ class Searcher:
         self._copies: dict[int, tuple[Tool, Deferred]] = {}
         self._last: tuple[tuple[Tool, ...], tuple[Tool, ...]] | None = None
         self._said = ""
+        self._deferring: list[str] = []
         self.tool = Tool(NAME, _DESCRIPTION, _SCHEMA, self.call, annotations={"readOnlyHint": True})
         self.built: Built | None = None
 
@@ -164,7 +165,8 @@ class Searcher:
         if changed:
             self._update([n for n in changed if n in live], live, turn.tools)
         last = self._last
-        if not changed and last is not None and len(last[0]) == len(turn.tools) and all(map(operator.is_, last[0], turn.tools)):
+        if not changed and last is not None and (last[0] is turn.tools or (  # the same tuple, or one of the same tools
+                len(last[0]) == len(turn.tools) and all(map(operator.is_, last[0], turn.tools)))):
             tools = last[1]
         else:
             tools = self._build(turn.tools)
@@ -225,6 +227,7 @@ class Searcher:
             mcp = sorted([*mcp, *self.held.values()], key=lambda t: t.name)
         tools = (*builtins, *search, *mcp)
         self.offered = {t.name: t for t in tools}
+        self._deferring = sorted({t.source for t in tools if isinstance(t, Deferred)})  # for the system prompt, each turn
         self._report(tools, decided)
         return tools
 
@@ -240,7 +243,7 @@ class Searcher:
         transcript.note(_sizes(tools, on, why, self))
 
     def _system(self, system: str, built: Built) -> str:
-        deferring = sorted({t.source for t in self.offered.values() if isinstance(t, Deferred)})
+        deferring = self._deferring
         if not deferring:
             return system
         text = (f"{system}\nTool search: the tools of {', '.join(deferring)} are deferred: find them with {NAME} "
@@ -320,7 +323,7 @@ class Searcher:
 
 def unavailable(hub: Any) -> list[str]:
     """The servers whose tools are not in the pool, each with its state: pending, needs-auth, failed."""
-    live = hub.clients
+    live = dict(hub.clients.items())  # read once: the hub's view is computed on every access
     found = []
     for name, entry in sorted(hub.entries.items()):
         if name in live and entry.state is not State.NEEDS_AUTH:

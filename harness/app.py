@@ -95,6 +95,7 @@ from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 from harness import config, echo, era, naming, nesting, redact, schemas, sdk_half, sdklog, signals, terminal
 from harness.ask import Ask
 from harness.cli_types import Parser, existing_folder, positive
+from harness.commands import toolfind  # s36: tools --search, chat --tool-search
 from harness.errors import ConfigError, HarnessError, ToolError, UsageError
 from harness.exits import exit_now
 from harness.hub import Change, Hub
@@ -152,6 +153,7 @@ def parser(prog: str = PROG) -> argparse.ArgumentParser:
     chat.add_argument("--workspace", type=existing_folder, metavar="DIR", help="offer the file tools, inside DIR only (default: no file tools)")
     chat.add_argument("--max-turns", type=positive, default=20, metavar="N", help="stop after this many model turns (default: 20)")
     chat.add_argument("--yes", action="store_true", help="allow every call that would be asked about, without asking (for scripted use)")
+    toolfind.options(commands.choices["tools"], chat)
     for name, text in (("login", "sign in to one server (OAuth) and keep its tokens"), ("logout", "delete one server's stored tokens")):
         command(name, text).add_argument("server", help="the server's name in the config (one with a URL)")
     for name, text in (("approve", "let a .mcp.json server of this folder start (as Claude Code records it)"),
@@ -355,7 +357,7 @@ async def _run(args: argparse.Namespace, servers: list[config.ServerConfig], arg
             return max(failed, await offers.offers(hub, args, arguments, out))
         names = naming.assign(naming.pairs(hub.clients.values()))
         if args.command == "tools":
-            return max(strict, _tools(hub, names, args.json, out))  # the failures are said; `tools` still lists what connected
+            return max(strict, toolfind.listed(hub, names, args, out) if args.search else _tools(hub, names, args.json, out))  # the failures are said; `tools` still lists what connected
         return await _call(stack, names, args.tool, arguments, args.json, out)  # the call's own outcome
 
 
@@ -445,6 +447,7 @@ def _parts(args: argparse.Namespace, answers: list[str | JSONObject], model: Mod
         Output(spill, ".mcp-output" if workspace else ""),
         Asking(asker, elicit.Sampler(model or _NoModel(), asker, script if model is None else None),
                elicit.Roots(folder) if folder is not None else None),  # no folder: no roots capability at all
+        *toolfind.parts(args),
         *vars(args).get("plugged", ()),  # main(parts=...): a program's own
     ]
 

@@ -52,6 +52,7 @@ CASES = [
     Case("s33"),
     Case("s34", kinds=("transcript", "frames")),
     Case("s35", kinds=("transcript", "frames")),
+    *(Case("s36", kinds=("transcript", "frames")), Case("s36", "off", ("--tool-search", "off", "--scenario", str(ROOT / "lessons/s36/off.yaml")))),
 ]
 
 # Snapshots pinned by a test of its own, outside the lesson cases (same naming rules).

@@ -1,0 +1,59 @@
+"""The ``toolSearch`` field of a server's entry: whether its tools are deferred (s36, ``harness.toolsearch``).
+
+    on        defer the server's tools: sent with ``defer_loading``, loaded by ``tool_search``
+    off       send them loaded, as s22 does
+    auto      defer when the MCP tool definitions pass 10% of the model's context, or at 30 tools
+    auto:N    the same at N% (N from 1 to 100)
+
+The same values are the stack's policy (``--tool-search``) for a server without the field.
+``check`` is what ``harness.config.fields`` runs when a file is read, so a bad value fails
+that server alone, in these words. Not handled here: what deferring does (``harness.toolsearch``).
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from harness.errors import ConfigError
+
+FIELD = "toolSearch"
+AUTO_PERCENT = 10
+
+
+@dataclass(frozen=True)
+class Mode:
+    """``on``, ``off``, or ``auto`` with its threshold in percent of the context."""
+
+    kind: str
+    percent: int = AUTO_PERCENT
+
+    @classmethod
+    def parse(cls, text: object, where: str) -> Mode:
+        value = text.strip().lower() if isinstance(text, str) else None
+        if value in ("on", "off", "auto"):
+            return cls(value)
+        if value is not None and value.startswith("auto:") and value[5:].isdigit() and 0 < int(value[5:]) <= 100:
+            return cls("auto", int(value[5:]))
+        raise ConfigError(f"{where}: expected auto, auto:N (N a percent, 1 to 100), on or off, not {text!r:.40}")
+
+    def __str__(self) -> str:
+        return f"auto:{self.percent}" if self.kind == "auto" else self.kind
+
+
+def check(servers: Sequence[Any]) -> None:
+    """Each server's ``toolSearch`` field, or ``ConfigError`` naming the server and the field."""
+    for server in servers:
+        if FIELD in server.raw:
+            Mode.parse(server.raw[FIELD], f"server '{server.name}': field '{FIELD}'")
+
+
+def argument(text: str) -> str:
+    """``--tool-search``'s value, checked as the command line is parsed (argparse's ``type=``)."""
+    try:
+        Mode.parse(text, "--tool-search")
+    except ConfigError as exc:
+        raise argparse.ArgumentTypeError(str(exc).removeprefix("--tool-search: ")) from None
+    return text

@@ -178,8 +178,9 @@ def _options(group: Any, after: bool = False) -> None:
            help=f"print JSON instead of text ({', '.join(JSON_COMMANDS)})")
     option("--answer", dest="answer", action="append", default=[], type=_answer, metavar="ANSWER",
            help="what to answer when asked (repeatable, in order): a permission (yes, no, always) or a server's "
-                "question (yes, no, done, decline, cancel, a form as JSON '{\"form\": {...}}', a sample "
-                "'{\"sample\": \"text\"}'); default: ask on the terminal, else no")
+                "question (yes, no, done, decline, cancel; a form's fields as JSON, '{\"team\": \"web\"}' or "
+                "'{\"form\": {\"team\": \"web\"}}'; a sample '{\"sample\": \"text\"}', which is also the consent to "
+                "sample when no yes is given); default: ask on the terminal, else no")
     option("--root", dest="root", type=existing_folder, default=None, metavar="DIR",
            help="offer servers this folder as their root (roots/list); default: chat's --workspace, else no roots, "
                 "so servers keep the folders their own config names")
@@ -217,6 +218,8 @@ def parse(argv: list[str] | None, prog: str = PROG) -> argparse.Namespace:
 
 
 def _answer(value: str) -> Any:
+    from harness.ask import as_form
+
     if value.lstrip().startswith("{"):
         try:
             parsed = nesting.loads(value)
@@ -224,9 +227,9 @@ def _answer(value: str) -> Any:
             raise argparse.ArgumentTypeError(str(exc)) from None
         except json.JSONDecodeError as exc:
             raise argparse.ArgumentTypeError(f"not valid JSON: {exc.msg}") from None
-        if not (isinstance(parsed, dict) and ({"form"} == set(parsed) and isinstance(parsed["form"], dict) or {"sample"} == set(parsed))):
-            raise argparse.ArgumentTypeError('expected {"form": {...}} or {"sample": "text"}')
-        return parsed
+        if not isinstance(parsed, dict):
+            raise argparse.ArgumentTypeError('expected a form\'s fields {"team": "web"} (or {"form": {...}}), or {"sample": "text"}')
+        return as_form(parsed)
     return value
 
 

@@ -64,8 +64,9 @@ error, tools, era}`` (era: the protocol version a connected server speaks, s34);
 ``call`` ``{is_error, content, structured}``; ``resources`` a list of ``{server, uri,
 name, mime_type, description, template}``; ``read`` ``{server, uri, contents}``;
 ``prompts`` a list of ``{server, name, description, arguments}``; ``prompt`` ``{server,
-name, description, messages, text}``; ``doctor`` ``{files, problems, notes, servers}``. While servers connect, a terminal shows each one's state as it changes (on
-stderr; never with ``--json`` or when stderr is not a terminal). Real URLs and paths are
+name, description, messages, text}``; ``doctor`` ``{files, problems, notes, servers}``.
+While servers connect, a terminal shows each one's state as it changes (on stderr;
+never with ``--json`` or when stderr is not a terminal). Real URLs and paths are
 printed; secrets never are.
 
 A server that did not connect (a missing ``${VAR}``, a crash, a sign-in it needs) is an
@@ -77,7 +78,7 @@ be read (for those four, a server entry the config rejects, too); 130 Ctrl-C; 14
 SIGTERM. Every server is stopped on every exit.
 
 Introduced with s27 (the config it reads), ``chat`` with s29, resources and prompts
-with s30, sign-in, doctor, approvals and completion with issue 21; every command builds
+with s30, then sign-in, doctor, approvals and completion; every command builds
 its servers with ``harness.stack`` (the parts left out: ``call`` and the listings ask no
 permission and watch no file, since the user runs them by hand). Not handled here:
 revoking tokens at logout, completion for ``python -m harness``.
@@ -112,7 +113,7 @@ REPEATED = ("config", "answer", "input")  # options that add up: given before an
 
 def parser(prog: str = PROG) -> argparse.ArgumentParser:
     title, _, rest = (__doc__ or "").strip().partition("\n")
-    top = Parser(prog=prog, description=title, epilog=rest.strip(), formatter_class=argparse.RawDescriptionHelpFormatter)
+    top = Parser(prog=prog, description=title, epilog=_epilog(rest), formatter_class=argparse.RawDescriptionHelpFormatter)
     top.add_argument("-V", "--version", action=_Version, help="print the version and exit")
     _options(top)
     commands = top.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=Parser)
@@ -156,6 +157,13 @@ def parser(prog: str = PROG) -> argparse.ArgumentParser:
     _options(hidden, after=True)
     hidden.add_argument("kind", choices=("servers", "tools"))
     return top
+
+
+def _epilog(doc: str) -> str:
+    """The module docstring as ``--help`` shows it: its usage lines indented as written, no ``literal`` marks, and
+    only what a user needs (up to the paragraph on where the code came from)."""
+    text = doc.strip("\n").split("\nIntroduced with ")[0].rstrip()
+    return text.replace("``", "")
 
 
 def _options(group: Any, after: bool = False) -> None:
@@ -346,12 +354,14 @@ async def _run(args: argparse.Namespace, servers: list[config.ServerConfig], arg
             completion.remember(servers, {name: [t["name"] for t in client.tools] for name, client in hub.clients.items()
                                           if hub.entries[name].state is State.CONNECTED})
         if args.command == "servers":
-            return max(strict, _servers(_with_eras(_rows(hub, servers, args.prog), hub), args.json, out))
+            return max(strict, _servers(_with_eras(_rows(hub, servers, args), hub), args.json, out, _looked(args)))
         failed = _failures(hub, err, args.prog)  # said first: a listing of what did connect follows, and the exit code says it
         if args.command in ("resources", "read", "prompts", "prompt"):
             from harness.commands import offers
 
-            return max(failed, await offers.offers(hub, args, arguments, out))
+            from harness.stack import Output
+
+            return max(failed, await offers.offers(hub, args, arguments, out, stack.find(Output).output))  # type: ignore[union-attr]
         names = naming.assign(naming.pairs(hub.clients.values()))
         if args.command == "tools":
             return max(strict, _tools(hub, names, args.json, out))  # the failures are said; `tools` still lists what connected
@@ -406,7 +416,7 @@ async def _doctor(args: argparse.Namespace, paths: config.Paths, out: TextIO, er
     from harness.commands import doctor
 
     files, problems, servers = doctor.files_problems(paths, args.config, **config.options(args, err))
-    found, notes = doctor.static(servers, prog=args.prog)
+    found, notes = doctor.static(servers, prog=args.prog, paths=paths)
     problems += found
     states = {s.name: State.FAILED.value if any(p.server == s.name for p in found) else s.state.value for s in servers}
     start, oks = doctor.clean(servers, problems), []
@@ -501,14 +511,17 @@ def _progress(err: TextIO) -> Any:
     return show
 
 
-def _rows(hub: Hub, servers: list[config.ServerConfig], prog: str) -> list[dict[str, Any]]:
-    """``config.rows``, with what to do about a ``needs-auth`` server as its error, and a first run's likely cause."""
-    from harness.commands import doctor, signin
+def _rows(hub: Hub, servers: list[config.ServerConfig], args: argparse.Namespace) -> list[dict[str, Any]]:
+    """``config.rows``, with what to do about a ``needs-auth`` or unapproved server as its error, and a first run's
+    likely cause."""
+    from harness.commands import approve, doctor, signin
 
-    rows = config.rows(hub, servers)
+    rows, prog = config.rows(hub, servers), args.prog
     for row in rows:
         if row["state"] == State.NEEDS_AUTH.value:
             row["error"] = signin.hint(prog, row["name"])
+        elif row["state"] == State.BLOCKED.value and "enabledMcpjsonServers" in (row["error"] or ""):  # the same words as doctor's
+            row["error"] = f"server '{row['name']}': " + approve.hint(prog, row["name"], config.Paths(home=args.home, cwd=Path.cwd()))
         elif row["error"] and (hint := doctor.first_run_hint(hub.entries[row["name"]].spec, row["error"])):
             row["error"] += f" ({hint})"
     return rows
@@ -521,22 +534,33 @@ def _with_eras(rows: list[dict[str, Any]], hub: Any) -> list[dict[str, Any]]:
     return [{**row, "era": era.of(hub.entries[row["name"]].client)} for row in rows]
 
 
-def _servers(rows: list[dict[str, Any]], as_json: bool, out: TextIO) -> int:
+def _looked(args: argparse.Namespace) -> str:
+    """Where the config was looked for, for a listing that found no server (as doctor says it)."""
+    from harness.commands import doctor
+
+    paths = config.Paths(home=args.home, cwd=Path.cwd(), managed=args.managed)
+    files = [str(f) for f in args.config] or [str(f) for f in doctor.scope_files(paths)]
+    return f"read {', '.join(files)}" if files else \
+        f"no config file found: looked for {paths.home / '.claude.json'} and .mcp.json from here up; give --config FILE"
+
+
+def _servers(rows: list[dict[str, Any]], as_json: bool, out: TextIO, looked: str = "") -> int:
     if as_json:
         out.write(json.dumps(rows, indent=1) + "\n")
         return 0
     if not rows:
-        out.write("no MCP servers configured\n")
+        out.write(f"no MCP servers configured ({looked})\n" if looked else "no MCP servers configured\n")
     width = max((len(echo.line(r["name"])) for r in rows), default=0)
+    kinds = max((len(r["transport"] or "-") + 1 for r in rows), default=0)  # http-or-sse is wider than most
     for r in rows:
-        out.write(_server_line(r, width) + "\n")
+        out.write(_server_line(r, width, max(6, kinds)) + "\n")
     return 0
 
 
-def _server_line(r: dict[str, Any], width: int) -> str:
+def _server_line(r: dict[str, Any], width: int, kinds: int = 6) -> str:
     """One row of ``servers``, as a terminal shows it."""
-    detail = echo.text(r["error"]) if r["error"] else f"{len(r['tools'])} tools: {echo.names(r['tools'])}"  # a terminal gets server text escaped
-    return f"{echo.line(r['name']):<{width}}  {r['scope']:<10} {r['transport'] or '-':<6} {r['state']:<10} {r['era'] or '-':<10} {detail}"
+    detail = echo.text(r["error"]) if r["error"] else f"{echo.count(len(r['tools']), 'tool')}: {echo.names(r['tools'])}"  # a terminal gets server text escaped
+    return f"{echo.line(r['name']):<{width}}  {r['scope']:<10} {r['transport'] or '-':<{kinds}} {r['state']:<10} {r['era'] or '-':<10} {detail}"
 
 
 def _tools(hub: Hub, names: naming.NameMap, as_json: bool, out: TextIO) -> int:
@@ -549,10 +573,23 @@ def _tools(hub: Hub, names: naming.NameMap, as_json: bool, out: TextIO) -> int:
     if as_json:
         out.write(json.dumps(rows, indent=1) + "\n")
     else:
-        width = max((len(row["name"]) for row in rows), default=0)
-        for row in rows:
-            out.write(f"{row['name']:<{width}}  {echo.line(row['description'], 300)}\n")  # a server's text: escaped, one line
+        called = [f"{row['name']}({_signature(row['input_schema'])})" for row in rows]
+        width = min(max((len(c) for c in called), default=0), 70)  # a long signature pushes its own line only
+        for row, call in zip(rows, called):
+            out.write(f"{call:<{width}}  {echo.line(row['description'], 300)}\n")  # a server's text: escaped, one line
     return 0
+
+
+def _signature(schema: dict[str, Any]) -> str:
+    """``query: string, limit?: integer``: a tool's arguments as its input schema has them (``?``: optional)."""
+    props = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+    required = schema.get("required") if isinstance(schema.get("required"), list) else []
+    shown = []
+    for name, prop in props.items():
+        kind = prop.get("type", "any") if isinstance(prop, dict) else "any"
+        kind = "|".join(map(str, kind)) if isinstance(kind, list) else str(kind)
+        shown.append(f"{echo.line(str(name), 40)}{'' if name in required else '?'}: {echo.line(kind, 40)}")
+    return ", ".join(shown)
 
 
 async def _call(stack: Any, names: naming.NameMap, tool: str, arguments: dict[str, Any], as_json: bool, out: TextIO) -> int:

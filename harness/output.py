@@ -67,7 +67,9 @@ _MAGIC = {"image/png": (b"\x89PNG\r\n\x1a\n",), "image/jpeg": (b"\xff\xd8\xff",)
           "image/webp": (b"RIFF",)}
 _EXTENSIONS = {"image/png": "png", "image/jpeg": "jpg", "image/gif": "gif", "image/webp": "webp", "audio/wav": "wav",
                "audio/x-wav": "wav", "audio/mpeg": "mp3", "audio/ogg": "ogg", "application/zip": "zip",
-               "application/pdf": "pdf", "application/json": "json", "text/plain": "txt", "text/markdown": "md"}
+               "application/pdf": "pdf", "application/json": "json", "text/plain": "txt", "text/markdown": "md",
+               "application/gzip": "gz", "application/x-gzip": "gz", "application/x-tar": "tar", "text/csv": "csv",
+               "text/html": "html", "image/svg+xml": "svg"}
 
 
 def caps(servers: Iterable[Any]) -> dict[str, int]:
@@ -151,6 +153,10 @@ class Output:
             else:
                 parts.append(b["text"])
         return "\n".join(parts)
+
+    def save(self, data: str, kind: str, server: str, name: str, what: str) -> str:
+        """One binary block saved on its own (a resource read by hand): the note naming its file."""
+        return str(self._saved(data, kind, server, name, what, _Files(1))[0]["text"])
 
     # -- one block at a time --
 

@@ -25,8 +25,9 @@ from harness.errors import HarnessError, ToolError, UsageError
 from harness.hub import Hub
 
 
-async def offers(hub: Hub, args: argparse.Namespace, arguments: dict[str, Any], out: TextIO) -> int:
-    """``resources``, ``prompts``, ``read`` or ``prompt`` (``args.command``) on the connected servers."""
+async def offers(hub: Hub, args: argparse.Namespace, arguments: dict[str, Any], out: TextIO, saver: Any = None) -> int:
+    """``resources``, ``prompts``, ``read`` or ``prompt`` (``args.command``) on the connected servers. ``saver``: the
+    stack's ``harness.output.Output``, which saves a binary resource's bytes to a file (None: only named)."""
     from harness import resources
 
     def show(value: Any, text: str) -> int:
@@ -50,7 +51,9 @@ async def offers(hub: Hub, args: argparse.Namespace, arguments: dict[str, Any], 
             contents = await offering[server].read_resource(args.uri)
         except ToolError as exc:
             raise HarnessError(str(exc)) from None
-        text = "\n".join(c.get("text", f"[binary {c.get('mimeType', 'data')}]") for c in contents)
+        text = "\n".join(c["text"] if "text" in c else saver.save(str(c.get("blob", "")), str(c.get("mimeType", "")), server, "read",
+                                                                  f"resource {c.get('uri', args.uri)}")
+                         if saver is not None else f"[binary {c.get('mimeType', 'data')}]" for c in contents)
         return show({"server": server, "uri": args.uri, "contents": contents}, text)
     server, _, name = args.name.rpartition("/")
     found = [r for r in resources.prompt_rows(hub) if r["name"] == name and server in ("", r["server"])]

@@ -1,7 +1,7 @@
 """The user CLI: your own MCP config, through the course's hub.
 
     mcp-course [OPTIONS] servers [--strict] | tools [--strict]
-    mcp-course [OPTIONS] call TOOL [JSON_ARGS]
+    mcp-course [OPTIONS] call TOOL [JSON_ARGS | KEY=VALUE...] [--output FILE]
     mcp-course [OPTIONS] resources | read URI [--server NAME] | prompts | prompt NAME [JSON_ARGS]
     mcp-course [OPTIONS] chat (--scenario FILE | --live [--prompt TEXT]) [--workspace DIR] [--yes]
     mcp-course [OPTIONS] login SERVER | logout SERVER | approve SERVER | deny SERVER
@@ -18,11 +18,13 @@ lesson builds on (``harness.stack``), and then:
 
     servers   each server: scope, transport, state, era, and its tools or why it has none
               (needs-auth: the login command to run)
-    tools     the pool a model would get: model-facing name, server, tool, description
-    call      one tool by its model-facing name (mcp__server__tool), arguments as JSON,
-              starting only that server; the result is shown as the model would get it
-              (s32): an image named with its size, audio and binary data saved to
-              files, a text over the cap cut with the rest saved
+    tools     the pool a model would get: model-facing name with its arguments, description
+    call      one tool by its model-facing name (mcp__server__tool) or SERVER.TOOL, with
+              arguments as JSON or KEY=VALUE words typed from its input schema, checked
+              against that schema before they are sent; it starts only that server. The
+              result is shown as s32 renders it, for a person: images, audio and binary
+              data saved to files, a text over the cap cut with the rest saved; a tool's
+              error on stderr (harness.commands.call)
     resources every resource and resource template the servers offer
     read      one resource by URI (from the server that lists it; --server to choose,
               and start only that one)
@@ -125,9 +127,11 @@ def parser(prog: str = PROG) -> argparse.ArgumentParser:
 
     for name, text in (("servers", "list the configured servers and their state"), ("tools", "list the tool pool a model would get")):
         command(name, text).add_argument("--strict", action="store_true", help="exit 1 if a server did not connect (failed, or needs a sign-in)")
-    call = command("call", "call one tool by its model-facing name")
-    call.add_argument("tool", help="model-facing name, e.g. mcp__docs__search")
-    call.add_argument("arguments", nargs="?", default="{}", help="the arguments as a JSON object (default: {})")
+    call = command("call", "call one tool by name, with JSON or KEY=VALUE arguments", "call one tool (harness.commands.call)")
+    call.add_argument("tool", help="model-facing name (mcp__docs__search) or SERVER.TOOL (docs.search)")
+    call.add_argument("arguments", nargs="*", default=[], help="one JSON object, or KEY=VALUE words typed from the tool's "
+                      "input schema (default: no arguments)")
+    call.add_argument("--output", type=Path, metavar="FILE", help="write the result's first binary block, else its text, to FILE")
     command("resources", "list the resources and resource templates")
     read = command("read", "read one resource", "read one resource by its URI")
     read.add_argument("uri")
@@ -289,7 +293,11 @@ def _dispatch(args: argparse.Namespace, trap: Any, out: TextIO, err: TextIO) -> 
         raise UsageError(f"--json: '{args.command}' has no JSON output (it goes with {', '.join(JSON_COMMANDS)})")
     if args.command == "completion":
         return _completion(args.shell, args.prog, out)
-    arguments = _arguments(args) if args.command in ("call", "prompt") else {}
+    arguments = _arguments(args) if args.command == "prompt" else {}
+    if args.command == "call":
+        from harness.commands import call
+
+        arguments = call.raw_arguments(args.arguments)
     paths = config.Paths(home=args.home, cwd=Path.cwd(), managed=args.managed)
     if args.command == "doctor":  # reads each file itself: a broken one is a finding, not the end
         return signals.run(lambda: _doctor(args, paths, out, err), trap)
@@ -333,7 +341,7 @@ def _arguments(args: argparse.Namespace) -> dict[str, Any]:
     return value
 
 
-async def _run(args: argparse.Namespace, servers: list[config.ServerConfig], arguments: dict[str, Any], out: TextIO, err: TextIO) -> int:
+async def _run(args: argparse.Namespace, servers: list[config.ServerConfig], arguments: Any, out: TextIO, err: TextIO) -> int:
     progress = _progress(err) if not args.json and err.isatty() else None
     shown = not args.json and err.isatty()  # progress is for a person at a terminal; warnings always go to stderr
 
@@ -365,7 +373,9 @@ async def _run(args: argparse.Namespace, servers: list[config.ServerConfig], arg
         names = naming.assign(naming.pairs(hub.clients.values()))
         if args.command == "tools":
             return max(strict, _tools(hub, names, args.json, out))  # the failures are said; `tools` still lists what connected
-        return await _call(stack, names, args.tool, arguments, args.json, out)  # the call's own outcome
+        from harness.commands import call
+
+        return await call.call(stack, names, args.tool, arguments, args.json, args.output, out, err)  # the call's own outcome
 
 
 def _completion(shell: str, prog: str, out: TextIO) -> int:
@@ -384,8 +394,11 @@ def _needed(args: argparse.Namespace, servers: list[config.ServerConfig]) -> lis
     """The servers a command starts: the one that ``call``'s tool name, ``read --server`` or ``prompt SERVER/NAME``
     names; every server otherwise, and when the name fits none or several (two names that normalize alike, a
     name shortened with a hash)."""
-    if args.command == "call":  # mcp__{server}__{tool}: a server's normalized name never holds "__" (the config refuses it)
-        named = [s for s in servers if args.tool.startswith(f"mcp__{naming.normalize(s.name)}__")]
+    if args.command == "call":  # mcp__{server}__{tool} or SERVER.TOOL: a normalized name never holds "__" (the config refuses it)
+        from harness.commands import call
+
+        meant = call.server_of(args.tool, [s.name for s in servers])
+        named = [s for s in servers if s.name == meant]
     elif args.command == "read" and args.server is not None:
         named = [s for s in servers if s.name == args.server]
     elif args.command == "prompt" and "/" in args.name:
@@ -590,29 +603,3 @@ def _signature(schema: dict[str, Any]) -> str:
         kind = "|".join(map(str, kind)) if isinstance(kind, list) else str(kind)
         shown.append(f"{echo.line(str(name), 40)}{'' if name in required else '?'}: {echo.line(kind, 40)}")
     return ", ".join(shown)
-
-
-async def _call(stack: Any, names: naming.NameMap, tool: str, arguments: dict[str, Any], as_json: bool, out: TextIO) -> int:
-    try:
-        server, original = names.resolve(tool)
-    except KeyError:
-        known = sorted(names.values())
-        raise UsageError(f"no tool '{tool}' among the connected servers' tools" + (f" ({', '.join(known)})" if known else "")) from None
-    try:
-        result = await stack.hub.clients[server].call_tool(original, arguments)
-    except ToolError as exc:
-        raise HarnessError(str(exc)) from None
-    if as_json:
-        out.write(json.dumps({"is_error": result.is_error, "content": list(result.content), "structured": result.structured}, indent=1) + "\n")
-    else:  # as the model would get it (s32)
-        from harness.stack import Output
-        from harness.tools import Tool
-
-        governor = stack.find(Output).output  # type: ignore[union-attr]  (every command's stack has the part)
-        governed = await governor.after_result(None, Tool(tool, "", {}, _no_call, source=server, original=original), result)
-        out.write(governor.show(governor.render(governed)) + "\n")
-    return 1 if result.is_error else 0
-
-
-async def _no_call(arguments: dict[str, Any]) -> Any:
-    raise AssertionError("the CLI calls the server itself")

@@ -103,6 +103,7 @@ class Output:
     caps: Mapping[str, int] = field(default_factory=dict)  # per server
     shown_as: str = ""  # how the folder is named to the model (a workspace-relative path); default: the folder
     transcript: Transcript | None = None  # shows the user what was meant for the user only
+    reader: str = "read it with read_file"  # how the text over the cap says to read its file (the model's file tool)
     _count: int = 0
 
     async def after_result(self, call: Any, tool: Tool, result: ToolResult) -> ToolResult:
@@ -225,7 +226,7 @@ class Output:
         path = self._file(server, tool, "txt")
         try:
             write_regular(path, text.encode("utf-8", errors="replace"))
-            where = f"The whole text is in {self._shown(path)}; read it with read_file"
+            where = f"The whole text is in {self._shown(path)}; {self.reader}"
         except OSError as exc:
             where = f"The whole text could not be saved ({self._shown(path)}: {exc.strerror or exc})"
         room = cap * 4

@@ -5,7 +5,7 @@
     mcp-course [OPTIONS] resources | read URI [--server NAME] | prompts | prompt NAME [JSON_ARGS]
     mcp-course [OPTIONS] chat (--scenario FILE | --live [--prompt TEXT]) [--workspace DIR] [--yes]
     mcp-course [OPTIONS] login SERVER | logout SERVER | approve SERVER | deny SERVER
-    mcp-course [OPTIONS] doctor [--offline]
+    mcp-course [OPTIONS] doctor [--offline] | discover
     mcp-course completion bash|zsh|fish
     mcp-course --version
 
@@ -49,6 +49,9 @@ lesson builds on (``harness.stack``), and then:
     logout    delete that server's stored tokens
     doctor    every config file and server checked, each problem once with its fix
               (harness.commands.doctor)
+    discover  every MCP client config on this machine (under --home, and from here up),
+              each with its client, path, scope and servers; nothing is started
+              (harness.commands.discover)
     approve   let a .mcp.json server of this folder start; deny: keep it from starting
               (~/.claude.json, as Claude Code keeps it: harness.commands.approve)
     completion  a shell completion script (harness.commands.completion)
@@ -66,7 +69,8 @@ error, tools, era}`` (era: the protocol version a connected server speaks, s34);
 ``call`` ``{is_error, content, structured}``; ``resources`` a list of ``{server, uri,
 name, mime_type, description, template}``; ``read`` ``{server, uri, contents}``;
 ``prompts`` a list of ``{server, name, description, arguments}``; ``prompt`` ``{server,
-name, description, messages, text}``; ``doctor`` ``{files, problems, notes, servers}``.
+name, description, messages, text}``; ``doctor`` ``{files, problems, notes, servers}``;
+``discover`` a list of ``{client, path, scope, servers, error}``.
 While servers connect, a terminal shows each one's state as it changes (on stderr;
 never with ``--json`` or when stderr is not a terminal). Real URLs and paths are
 printed; secrets never are.
@@ -109,7 +113,7 @@ if TYPE_CHECKING:
 PROG = "mcp-course"  # the console script; ``python -m harness`` passes its own name
 
 
-JSON_COMMANDS = ("servers", "tools", "call", "resources", "read", "prompts", "prompt", "doctor")  # those with --json
+JSON_COMMANDS = ("servers", "tools", "call", "resources", "read", "prompts", "prompt", "doctor", "discover")  # those with --json
 REPEATED = ("config", "answer", "input")  # options that add up: given before and after the command, both count
 
 
@@ -156,6 +160,7 @@ def parser(prog: str = PROG) -> argparse.ArgumentParser:
         command(name, text, text + ": in ~/.claude.json, under --home").add_argument("server", help="the server's name in .mcp.json")
     doctor = command("doctor", "check every config file and server: each problem once, with the fix")
     doctor.add_argument("--offline", action="store_true", help="only read the files: start no server, connect to none")
+    command("discover", "list every MCP client config on this machine and its servers (nothing started)")
     command("completion", "print a shell completion script").add_argument("shell", choices=("bash", "zsh", "fish"))
     hidden = commands.add_parser("_complete")  # no help=: not listed; the completion scripts call it
     _options(hidden, after=True)
@@ -299,6 +304,10 @@ def _dispatch(args: argparse.Namespace, trap: Any, out: TextIO, err: TextIO) -> 
 
         arguments = call.raw_arguments(args.arguments)
     paths = config.Paths(home=args.home, cwd=Path.cwd(), managed=args.managed)
+    if args.command == "discover":
+        from harness.commands import discover
+
+        return discover.discover(paths, args.json, out)
     if args.command == "doctor":  # reads each file itself: a broken one is a finding, not the end
         return signals.run(lambda: _doctor(args, paths, out, err), trap)
     if args.command in ("approve", "deny"):

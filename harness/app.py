@@ -6,6 +6,7 @@
     mcp-course [OPTIONS] chat (--scenario FILE | --live [--prompt TEXT]) [--workspace DIR] [--yes]
     mcp-course [OPTIONS] login SERVER | logout SERVER | approve SERVER | deny SERVER
     mcp-course [OPTIONS] doctor [--offline] | discover
+    mcp-course [OPTIONS] add NAME (-- COMMAND ARGS... | --url URL) [--scope local|project|user] | remove NAME
     mcp-course completion bash|zsh|fish
     mcp-course --version
 
@@ -52,6 +53,9 @@ lesson builds on (``harness.stack``), and then:
     discover  every MCP client config on this machine (under --home, and from here up),
               each with its client, path, scope and servers; nothing is started
               (harness.commands.discover)
+    add       write a server into the file a client reads (--format: claude-code, the
+              default, claude-desktop or cline; --scope as claude mcp add), every other
+              key kept; remove: take one out (harness.commands.edit)
     approve   let a .mcp.json server of this folder start; deny: keep it from starting
               (~/.claude.json, as Claude Code keeps it: harness.commands.approve)
     completion  a shell completion script (harness.commands.completion)
@@ -161,6 +165,18 @@ def parser(prog: str = PROG) -> argparse.ArgumentParser:
     doctor = command("doctor", "check every config file and server: each problem once, with the fix")
     doctor.add_argument("--offline", action="store_true", help="only read the files: start no server, connect to none")
     command("discover", "list every MCP client config on this machine and its servers (nothing started)")
+    for name, text in (("add", "write a server into a client's config file"), ("remove", "take a server out of a client's config file")):
+        edit = command(name, text, text + " (harness.commands.edit)")
+        edit.add_argument("name", help="the server's name")
+        edit.add_argument("--scope", choices=("local", "project", "user"), default="local",
+                          help="Claude Code's file: this folder in ~/.claude.json (local, default), .mcp.json (project), "
+                               "~/.claude.json for every folder (user)")
+    add = commands.choices["add"]
+    add.add_argument("--url", help="a remote server's URL (instead of a command)")
+    add.add_argument("--transport", choices=("http", "sse"), help="with --url: how it is reached (default: http)")
+    add.add_argument("--header", action="append", default=[], metavar="'NAME: VALUE'", help="with --url (repeatable)")
+    add.add_argument("--env", action="append", default=[], metavar="KEY=VALUE", help="with a command (repeatable)")
+    add.epilog = "a local server's command goes last, after --: mcp-course add docs -- npx -y @acme/docs-mcp"
     command("completion", "print a shell completion script").add_argument("shell", choices=("bash", "zsh", "fish"))
     hidden = commands.add_parser("_complete")  # no help=: not listed; the completion scripts call it
     _options(hidden, after=True)
@@ -227,7 +243,11 @@ class _Version(argparse.Action):
 
 def parse(argv: list[str] | None, prog: str = PROG) -> argparse.Namespace:
     """The command line, with the options given after the command joined to those before it."""
-    args = parser(prog).parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    cut = argv.index("--") if "--" in argv else len(argv)
+    server_command = argv[cut + 1:] if "add" in argv[:cut] else []  # add NAME -- COMMAND ARGS: the server's words, unparsed
+    args = parser(prog).parse_args(argv[:cut] if "add" in argv[:cut] else argv)
+    args.server_command = server_command
     for name in REPEATED:
         setattr(args, name, getattr(args, name) + vars(args).pop(f"{name}_after", []))
     args.prog = prog
@@ -304,6 +324,10 @@ def _dispatch(args: argparse.Namespace, trap: Any, out: TextIO, err: TextIO) -> 
 
         arguments = call.raw_arguments(args.arguments)
     paths = config.Paths(home=args.home, cwd=Path.cwd(), managed=args.managed)
+    if args.command in ("add", "remove"):
+        from harness.commands import edit
+
+        return edit.add(args, paths, out) if args.command == "add" else edit.remove(args, paths, out)
     if args.command == "discover":
         from harness.commands import discover
 

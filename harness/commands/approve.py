@@ -83,7 +83,7 @@ def answer(verb: str, name: str, paths: config.Paths, out: TextIO) -> int:
     return 0
 
 
-def write_atomically(path: Path, data: Any) -> None:
+def write_atomically(path: Path, data: Any, indent: int = 2) -> None:
     """``data`` as JSON into ``path``: a temporary file in the same folder with the old mode, then ``os.replace``."""
     try:
         mode = path.stat().st_mode & 0o7777
@@ -92,7 +92,7 @@ def write_atomically(path: Path, data: Any) -> None:
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(data, f, indent=2, ensure_ascii=False)
+            json.dump(data, f, indent=indent, ensure_ascii=False)
             f.write("\n")
             f.flush()
             os.fsync(f.fileno())

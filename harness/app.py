@@ -619,20 +619,10 @@ def _tools(hub: Hub, names: naming.NameMap, as_json: bool, out: TextIO) -> int:
     if as_json:
         out.write(json.dumps(rows, indent=1) + "\n")
     else:
-        called = [f"{row['name']}({_signature(row['input_schema'])})" for row in rows]
+        from harness.commands.call import signature
+
+        called = [f"{row['name']}({signature(row['input_schema'])})" for row in rows]
         width = min(max((len(c) for c in called), default=0), 70)  # a long signature pushes its own line only
         for row, call in zip(rows, called):
             out.write(f"{call:<{width}}  {echo.line(row['description'], 300)}\n")  # a server's text: escaped, one line
     return 0
-
-
-def _signature(schema: dict[str, Any]) -> str:
-    """``query: string, limit?: integer``: a tool's arguments as its input schema has them (``?``: optional)."""
-    props = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
-    required = schema.get("required") if isinstance(schema.get("required"), list) else []
-    shown = []
-    for name, prop in props.items():
-        kind = prop.get("type", "any") if isinstance(prop, dict) else "any"
-        kind = "|".join(map(str, kind)) if isinstance(kind, list) else str(kind)
-        shown.append(f"{echo.line(str(name), 40)}{'' if name in required else '?'}: {echo.line(kind, 40)}")
-    return ", ".join(shown)

@@ -44,6 +44,18 @@ BASE64_CHARS = 4096  # a text this long made only of base64 letters is data, not
 _BASE64 = re.compile(r"[A-Za-z0-9+/=\s]+")
 
 
+def signature(schema: dict[str, Any]) -> str:
+    """``query: string, limit?: integer``: a tool's arguments as its input schema has them (``?``: optional)."""
+    props = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+    required = schema.get("required") if isinstance(schema.get("required"), list) else []
+    shown = []
+    for name, prop in props.items():
+        kind = prop.get("type", "any") if isinstance(prop, dict) else "any"
+        kind = "|".join(map(str, kind)) if isinstance(kind, list) else str(kind)
+        shown.append(f"{echo.line(str(name), 40)}{'' if name in required else '?'}: {echo.line(kind, 40)}")
+    return ", ".join(shown)
+
+
 def raw_arguments(words: Sequence[str]) -> dict[str, Any] | list[tuple[str, str]]:
     """What the command line gave: a JSON object, or ``key=value`` pairs to type once the schema is known."""
     if len(words) == 1 and words[0].lstrip().startswith("{"):

@@ -41,7 +41,7 @@ SHELLS = ("bash", "zsh", "fish")
 VALUED = ("--config", "--home", "--managed")  # the options that choose the config: passed on to _complete
 FILES, FOLDERS = ("--config", "--scenario"), ("--home", "--managed", "--root", "--token-store", "--workspace")
 FREE = ("--answer", "--prompt", "--model", "--max-turns")  # take a value no list can offer
-SERVER_COMMANDS = ("login", "logout", "approve", "deny")
+SERVER_COMMANDS = ("login", "logout", "approve", "deny", "remove")
 MAX_CACHE_BYTES = 4 * 1024 * 1024  # a cache of tool names: past it, it is ignored and written afresh
 
 

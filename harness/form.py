@@ -18,6 +18,8 @@ import json
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
+from harness import echo
+
 TRIES = 3  # questions per field before the form is declined: a person, not a loop, answers
 Line = Callable[[str], Awaitable["str | None"]]  # one question, the line typed (None at the end of input)
 
@@ -32,7 +34,7 @@ def field(name: str, prop: Any, required: bool) -> str:
 
 def opening(message: str, fields: str) -> str:
     """The first question: the message, the fields, and the words that may be typed."""
-    return (f"{message}\n  fields: {fields}\n"
+    return (f"{message}\n  fields: {echo.line(fields, 1000)}\n"
             "  type accept to fill it in field by field, decline, cancel, or the form as JSON ({\"field\": value, ...})")
 
 
@@ -43,12 +45,12 @@ async def fill(schema: Mapping[str, Any], line: Line) -> tuple[dict[str, Any] | 
     content: dict[str, Any] = {}
     for name, prop in props.items():
         prop = prop if isinstance(prop, dict) else {}
-        question = "  " + field(name, prop, name in required)
+        question = "  " + echo.line(field(name, prop, name in required), 300)  # a server's names: one line, escaped
         if "default" in prop:
             question += " [Enter keeps the default]"
         elif name not in required:
             question += " [Enter leaves it out]"
-        why = f"no valid value for field '{name}'"
+        why = f"no valid value for field {echo.name(name)}"
         for _ in range(TRIES):
             typed = await line(question + ": ")
             if typed is None:
@@ -59,13 +61,14 @@ async def fill(schema: Mapping[str, Any], line: Line) -> tuple[dict[str, Any] | 
                     break
                 if name not in required:
                     break
-                question, why = f"  {name} is required: {field(name, prop, True)}", f"no value for required field '{name}'"
+                question = f"  {echo.line(name, 80)} is required: {echo.line(field(name, prop, True), 300)}"
+                why = f"no value for required field {echo.name(name)}"
                 continue
             value, problem = typed_value(typed, prop)
             if not problem:
                 content[name] = value
                 break
-            question = f"  {name}: {problem}"
+            question = f"  {echo.line(name, 80)}: {problem}"
         else:
             return None, why
     return content, ""
@@ -90,5 +93,5 @@ def typed_value(text: str, prop: Mapping[str, Any]) -> tuple[Any, str]:
         except ValueError:
             return None, f"expected JSON ({kind})"
     if isinstance(prop.get("enum"), list) and value not in prop["enum"]:
-        return None, "expected one of " + ", ".join(map(str, prop["enum"]))
+        return None, "expected one of " + echo.line(", ".join(map(str, prop["enum"])), 300)
     return value, ""

@@ -1,11 +1,12 @@
 """The user CLI: your own MCP config, through the course's hub.
 
     mcp-course [OPTIONS] servers [--strict] | tools [--strict]
-    mcp-course [OPTIONS] call TOOL [JSON_ARGS]
+    mcp-course [OPTIONS] call TOOL [JSON_ARGS | KEY=VALUE...] [--output FILE]
     mcp-course [OPTIONS] resources | read URI [--server NAME] | prompts | prompt NAME [JSON_ARGS]
     mcp-course [OPTIONS] chat (--scenario FILE | --live [--prompt TEXT]) [--workspace DIR] [--yes]
     mcp-course [OPTIONS] login SERVER | logout SERVER | approve SERVER | deny SERVER
-    mcp-course [OPTIONS] doctor [--offline]
+    mcp-course [OPTIONS] doctor [--offline] | discover
+    mcp-course [OPTIONS] add NAME (-- COMMAND ARGS... | --url URL) [--scope local|project|user] | remove NAME
     mcp-course completion bash|zsh|fish
     mcp-course --version
 
@@ -18,11 +19,13 @@ lesson builds on (``harness.stack``), and then:
 
     servers   each server: scope, transport, state, era, and its tools or why it has none
               (needs-auth: the login command to run)
-    tools     the pool a model would get: model-facing name, server, tool, description
-    call      one tool by its model-facing name (mcp__server__tool), arguments as JSON,
-              starting only that server; the result is shown as the model would get it
-              (s32): an image named with its size, audio and binary data saved to
-              files, a text over the cap cut with the rest saved
+    tools     the pool a model would get: model-facing name with its arguments, description
+    call      one tool by its model-facing name (mcp__server__tool) or SERVER.TOOL, with
+              arguments as JSON or KEY=VALUE words typed from its input schema, checked
+              against that schema before they are sent; it starts only that server. The
+              result is shown as s32 renders it, for a person: images, audio and binary
+              data saved to files, a text over the cap cut with the rest saved; a tool's
+              error on stderr (harness.commands.call)
     resources every resource and resource template the servers offer
     read      one resource by URI (from the server that lists it; --server to choose,
               and start only that one)
@@ -47,6 +50,12 @@ lesson builds on (``harness.stack``), and then:
     logout    delete that server's stored tokens
     doctor    every config file and server checked, each problem once with its fix
               (harness.commands.doctor)
+    discover  every MCP client config on this machine (under --home, and from here up),
+              each with its client, path, scope and servers; nothing is started
+              (harness.commands.discover)
+    add       write a server into the file a client reads (--format: claude-code, the
+              default, claude-desktop or cline; --scope as claude mcp add), every other
+              key kept; remove: take one out (harness.commands.edit)
     approve   let a .mcp.json server of this folder start; deny: keep it from starting
               (~/.claude.json, as Claude Code keeps it: harness.commands.approve)
     completion  a shell completion script (harness.commands.completion)
@@ -64,8 +73,10 @@ error, tools, era}`` (era: the protocol version a connected server speaks, s34);
 ``call`` ``{is_error, content, structured}``; ``resources`` a list of ``{server, uri,
 name, mime_type, description, template}``; ``read`` ``{server, uri, contents}``;
 ``prompts`` a list of ``{server, name, description, arguments}``; ``prompt`` ``{server,
-name, description, messages, text}``; ``doctor`` ``{files, problems, notes, servers}``. While servers connect, a terminal shows each one's state as it changes (on
-stderr; never with ``--json`` or when stderr is not a terminal). Real URLs and paths are
+name, description, messages, text}``; ``doctor`` ``{files, problems, notes, servers}``;
+``discover`` a list of ``{client, path, scope, servers, error}``.
+While servers connect, a terminal shows each one's state as it changes (on stderr;
+never with ``--json`` or when stderr is not a terminal). Real URLs and paths are
 printed; secrets never are.
 
 A server that did not connect (a missing ``${VAR}``, a crash, a sign-in it needs) is an
@@ -93,7 +104,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
 from harness import config, echo, era, naming, nesting, redact, schemas, sdk_half, sdklog, signals, terminal
-from harness.ask import Ask
+from harness.ask import Ask, as_form
 from harness.cli_types import Parser, existing_folder, positive
 from harness.commands import toolfind  # s36: tools --search, chat --tool-search
 from harness.errors import ConfigError, HarnessError, ToolError, UsageError
@@ -115,13 +126,13 @@ if TYPE_CHECKING:
 PROG = "mcp-course"  # the console script; ``python -m harness`` passes its own name
 
 
-JSON_COMMANDS = ("servers", "tools", "call", "resources", "read", "prompts", "prompt", "doctor")  # those with --json
+JSON_COMMANDS = ("servers", "tools", "call", "resources", "read", "prompts", "prompt", "doctor", "discover")  # those with --json
 REPEATED = ("config", "answer", "input")  # options that add up: given before and after the command, both count
 
 
 def parser(prog: str = PROG) -> argparse.ArgumentParser:
     title, _, rest = (__doc__ or "").strip().partition("\n")
-    top = Parser(prog=prog, description=title, epilog=rest.strip(), formatter_class=argparse.RawDescriptionHelpFormatter)
+    top = Parser(prog=prog, description=title, epilog=_epilog(rest), formatter_class=argparse.RawDescriptionHelpFormatter)
     top.add_argument("-V", "--version", action=_Version, help="print the version and exit")
     _options(top)
     commands = top.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=Parser)
@@ -133,9 +144,11 @@ def parser(prog: str = PROG) -> argparse.ArgumentParser:
 
     for name, text in (("servers", "list the configured servers and their state"), ("tools", "list the tool pool a model would get")):
         command(name, text).add_argument("--strict", action="store_true", help="exit 1 if a server did not connect (failed, or needs a sign-in)")
-    call = command("call", "call one tool by its model-facing name")
-    call.add_argument("tool", help="model-facing name, e.g. mcp__docs__search")
-    call.add_argument("arguments", nargs="?", default="{}", help="the arguments as a JSON object (default: {})")
+    call = command("call", "call one tool by name, with JSON or KEY=VALUE arguments", "call one tool (harness.commands.call)")
+    call.add_argument("tool", help="model-facing name (mcp__docs__search) or SERVER.TOOL (docs.search)")
+    call.add_argument("arguments", nargs="*", default=[], help="one JSON object, or KEY=VALUE words typed from the tool's "
+                      "input schema (default: no arguments)")
+    call.add_argument("--output", type=Path, metavar="FILE", help="write the result's first binary block, else its text, to FILE")
     command("resources", "list the resources and resource templates")
     read = command("read", "read one resource", "read one resource by its URI")
     read.add_argument("uri")
@@ -161,11 +174,31 @@ def parser(prog: str = PROG) -> argparse.ArgumentParser:
         command(name, text, text + ": in ~/.claude.json, under --home").add_argument("server", help="the server's name in .mcp.json")
     doctor = command("doctor", "check every config file and server: each problem once, with the fix")
     doctor.add_argument("--offline", action="store_true", help="only read the files: start no server, connect to none")
+    command("discover", "list every MCP client config on this machine and its servers (nothing started)")
+    for name, text in (("add", "write a server into a client's config file"), ("remove", "take a server out of a client's config file")):
+        edit = command(name, text, text + " (harness.commands.edit)")
+        edit.add_argument("name", help="the server's name")
+        edit.add_argument("--scope", choices=("local", "project", "user"), default="local",
+                          help="Claude Code's file: this folder in ~/.claude.json (local, default), .mcp.json (project), "
+                               "~/.claude.json for every folder (user)")
+    add = commands.choices["add"]
+    add.add_argument("--url", help="a remote server's URL (instead of a command)")
+    add.add_argument("--transport", choices=("http", "sse"), help="with --url: how it is reached (default: http)")
+    add.add_argument("--header", action="append", default=[], metavar="'NAME: VALUE'", help="with --url (repeatable)")
+    add.add_argument("--env", action="append", default=[], metavar="KEY=VALUE", help="with a command (repeatable)")
+    add.epilog = "a local server's command goes last, after --: mcp-course add docs -- npx -y @acme/docs-mcp"
     command("completion", "print a shell completion script").add_argument("shell", choices=("bash", "zsh", "fish"))
     hidden = commands.add_parser("_complete")  # no help=: not listed; the completion scripts call it
     _options(hidden, after=True)
     hidden.add_argument("kind", choices=("servers", "tools"))
     return top
+
+
+def _epilog(doc: str) -> str:
+    """The module docstring as ``--help`` shows it: its usage lines indented as written, no ``literal`` marks, and
+    only what a user needs (up to the paragraph on where the code came from)."""
+    text = doc.strip("\n").split("\nIntroduced with ")[0].rstrip()
+    return text.replace("``", "")
 
 
 def _options(group: argparse._ActionsContainer, after: bool = False) -> None:
@@ -188,8 +221,9 @@ def _options(group: argparse._ActionsContainer, after: bool = False) -> None:
            help=f"print JSON instead of text ({', '.join(JSON_COMMANDS)})")
     option("--answer", dest="answer", action="append", default=[], type=_answer, metavar="ANSWER",
            help="what to answer when asked (repeatable, in order): a permission (yes, no, always) or a server's "
-                "question (yes, no, done, decline, cancel, a form as JSON '{\"form\": {...}}', a sample "
-                "'{\"sample\": \"text\"}'); default: ask on the terminal, else no")
+                "question (yes, no, done, decline, cancel; a form's fields as JSON, '{\"team\": \"web\"}' or "
+                "'{\"form\": {\"team\": \"web\"}}'; a sample '{\"sample\": \"text\"}', which is also the consent to "
+                "sample when no yes is given); default: ask on the terminal, else no")
     option("--root", dest="root", type=existing_folder, default=None, metavar="DIR",
            help="offer servers this folder as their root (roots/list); default: chat's --workspace, else no roots, "
                 "so servers keep the folders their own config names")
@@ -219,7 +253,11 @@ class _Version(argparse.Action):
 
 def parse(argv: list[str] | None, prog: str = PROG) -> argparse.Namespace:
     """The command line, with the options given after the command joined to those before it."""
-    args = parser(prog).parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    cut = argv.index("--") if "--" in argv else len(argv)
+    server_command = argv[cut + 1:] if "add" in argv[:cut] else []  # add NAME -- COMMAND ARGS: the server's words, unparsed
+    args = parser(prog).parse_args(argv[:cut] if "add" in argv[:cut] else argv)
+    args.server_command = server_command
     for name in REPEATED:
         setattr(args, name, getattr(args, name) + vars(args).pop(f"{name}_after", []))
     args.prog = prog
@@ -234,9 +272,9 @@ def _answer(value: str) -> str | JSONObject:
             raise argparse.ArgumentTypeError(str(exc)) from None
         except json.JSONDecodeError as exc:
             raise argparse.ArgumentTypeError(f"not valid JSON: {exc.msg}") from None
-        if not (isinstance(parsed, dict) and ({"form"} == set(parsed) and isinstance(parsed["form"], dict) or {"sample"} == set(parsed))):
-            raise argparse.ArgumentTypeError('expected {"form": {...}} or {"sample": "text"}')
-        return parsed
+        if not isinstance(parsed, dict):
+            raise argparse.ArgumentTypeError('expected a form\'s fields {"team": "web"} (or {"form": {...}}), or {"sample": "text"}')
+        return as_form(parsed)
     return value
 
 
@@ -284,8 +322,20 @@ def _dispatch(args: argparse.Namespace, trap: Trap, out: TextIO, err: TextIO) ->
         raise UsageError(f"--json: '{args.command}' has no JSON output (it goes with {', '.join(JSON_COMMANDS)})")
     if args.command == "completion":
         return _completion(args.shell, args.prog, out)
-    arguments = _arguments(args) if args.command in ("call", "prompt") else {}
+    arguments = _arguments(args) if args.command == "prompt" else {}
+    if args.command == "call":
+        from harness.commands import call  # commands' modules: only for their command
+
+        arguments = call.raw_arguments(args.arguments)
     paths = config.Paths(home=args.home, cwd=Path.cwd(), managed=args.managed)
+    if args.command in ("add", "remove"):
+        from harness.commands import edit  # commands' modules: only for their command
+
+        return edit.add(args, paths, out) if args.command == "add" else edit.remove(args, paths, out)
+    if args.command == "discover":
+        from harness.commands import discover  # commands' modules: only for their command
+
+        return discover.discover(paths, args.json, out)
     if args.command == "doctor":  # reads each file itself: a broken one is a finding, not the end
         return signals.run(lambda: _doctor(args, paths, out, err), trap)
     if args.command in ("approve", "deny"):
@@ -349,16 +399,20 @@ async def _run(args: argparse.Namespace, servers: list[config.ServerConfig], arg
             completion.remember(servers, {name: [t["name"] for t in client.tools] for name, client in hub.clients.items()
                                           if hub.entries[name].state is State.CONNECTED})
         if args.command == "servers":
-            return max(strict, _servers(_with_eras(_rows(hub, servers, args.prog), hub), args.json, out))
+            return max(strict, _servers(_with_eras(_rows(hub, servers, args), hub), args.json, out, _looked(args)))
         failed = _failures(hub, err, args.prog)  # said first: a listing of what did connect follows, and the exit code says it
         if args.command in ("resources", "read", "prompts", "prompt"):
             from harness.commands import offers  # a command's module loads when it runs
 
-            return max(failed, await offers.offers(hub, args, arguments, out))
+            from harness.stack import Output
+
+            return max(failed, await offers.offers(hub, args, arguments, out, stack.find(Output).output))  # type: ignore[union-attr]
         names = naming.assign(naming.pairs(hub.clients.values()))
         if args.command == "tools":
             return max(strict, toolfind.listed(hub, names, args, out) if args.search else _tools(hub, names, args.json, out))  # the failures are said; `tools` still lists what connected
-        return await _call(stack, names, args.tool, arguments, args.json, out)  # the call's own outcome
+        from harness.commands import call  # commands' modules: only after a connect
+
+        return await call.call(stack, names, args.tool, arguments, args.json, args.output, out, err)  # the call's own outcome
 
 
 def _completion(shell: str, prog: str, out: TextIO) -> int:
@@ -377,8 +431,11 @@ def _needed(args: argparse.Namespace, servers: list[config.ServerConfig]) -> lis
     """The servers a command starts: the one that ``call``'s tool name, ``read --server`` or ``prompt SERVER/NAME``
     names; every server otherwise, and when the name fits none or several (two names that normalize alike, a
     name shortened with a hash)."""
-    if args.command == "call":  # mcp__{server}__{tool}: a server's normalized name never holds "__" (the config refuses it)
-        named = [s for s in servers if args.tool.startswith(f"mcp__{naming.normalize(s.name)}__")]
+    if args.command == "call":  # mcp__{server}__{tool} or SERVER.TOOL: a normalized name never holds "__" (the config refuses it)
+        from harness.commands import call  # commands' modules: only for their command
+
+        meant = call.server_of(args.tool, [s.name for s in servers])
+        named = [s for s in servers if s.name == meant]
     elif args.command == "read" and args.server is not None:
         named = [s for s in servers if s.name == args.server]
     elif args.command == "prompt" and "/" in args.name:
@@ -411,7 +468,7 @@ async def _doctor(args: argparse.Namespace, paths: config.Paths, out: TextIO, er
     from harness.commands import doctor  # a command's module loads when it runs
 
     files, problems, servers = doctor.files_problems(paths, args.config, **config.options(args, err))
-    found, notes = doctor.static(servers, prog=args.prog)
+    found, notes = doctor.static(servers, prog=args.prog, paths=paths)
     problems += found
     states = {s.name: State.FAILED.value if any(p.server == s.name for p in found) else s.state.value for s in servers}
     start, oks = doctor.clean(servers, problems), []
@@ -504,14 +561,17 @@ def _progress(err: TextIO) -> Callable[[Change], None]:
     return show
 
 
-def _rows(hub: Hub, servers: list[config.ServerConfig], prog: str) -> list[JSONObject]:
-    """``config.rows``, with what to do about a ``needs-auth`` server as its error, and a first run's likely cause."""
-    from harness.commands import doctor, signin  # commands' modules: only after a connect
+def _rows(hub: Hub, servers: list[config.ServerConfig], args: argparse.Namespace) -> list[JSONObject]:
+    """``config.rows``, with what to do about a ``needs-auth`` or unapproved server as its error, and a first run's
+    likely cause."""
+    from harness.commands import approve, doctor, signin  # commands' modules: only after a connect
 
-    rows = config.rows(hub, servers)
+    rows, prog = config.rows(hub, servers), args.prog
     for row in rows:
         if row["state"] == State.NEEDS_AUTH.value:
             row["error"] = signin.hint(prog, row["name"])
+        elif row["state"] == State.BLOCKED.value and "enabledMcpjsonServers" in (row["error"] or ""):  # the same words as doctor's
+            row["error"] = f"server '{row['name']}': " + approve.hint(prog, row["name"], config.Paths(home=args.home, cwd=Path.cwd()))
         elif row["error"] and (hint := doctor.first_run_hint(hub.entries[row["name"]].spec, row["error"])):
             row["error"] += f" ({hint})"
     return rows
@@ -522,22 +582,33 @@ def _with_eras(rows: list[JSONObject], hub: Hub) -> list[JSONObject]:
     return [{**row, "era": era.of(hub.entries[row["name"]].client)} for row in rows]
 
 
-def _servers(rows: list[JSONObject], as_json: bool, out: TextIO) -> int:
+def _looked(args: argparse.Namespace) -> str:
+    """Where the config was looked for, for a listing that found no server (as doctor says it)."""
+    from harness.commands import doctor  # commands' modules: only when a listing found nothing
+
+    paths = config.Paths(home=args.home, cwd=Path.cwd(), managed=args.managed)
+    files = [str(f) for f in args.config] or [str(f) for f in doctor.scope_files(paths)]
+    return f"read {', '.join(files)}" if files else \
+        f"no config file found: looked for {paths.home / '.claude.json'} and .mcp.json from here up; give --config FILE"
+
+
+def _servers(rows: list[JSONObject], as_json: bool, out: TextIO, looked: str = "") -> int:
     if as_json:
         out.write(json.dumps(rows, indent=1) + "\n")
         return 0
     if not rows:
-        out.write("no MCP servers configured\n")
+        out.write(f"no MCP servers configured ({looked})\n" if looked else "no MCP servers configured\n")
     width = max((len(echo.line(r["name"])) for r in rows), default=0)
+    kinds = max((len(r["transport"] or "-") + 1 for r in rows), default=0)  # http-or-sse is wider than most
     for r in rows:
-        out.write(_server_line(r, width) + "\n")
+        out.write(_server_line(r, width, max(6, kinds)) + "\n")
     return 0
 
 
-def _server_line(r: JSONObject, width: int) -> str:
+def _server_line(r: JSONObject, width: int, kinds: int = 6) -> str:
     """One row of ``servers``, as a terminal shows it."""
-    detail = echo.text(r["error"]) if r["error"] else f"{len(r['tools'])} tools: {echo.names(r['tools'])}"  # a terminal gets server text escaped
-    return f"{echo.line(r['name']):<{width}}  {r['scope']:<10} {r['transport'] or '-':<6} {r['state']:<10} {r['era'] or '-':<10} {detail}"
+    detail = echo.text(r["error"]) if r["error"] else f"{echo.count(len(r['tools']), 'tool')}: {echo.names(r['tools'])}"  # a terminal gets server text escaped
+    return f"{echo.line(r['name']):<{width}}  {r['scope']:<10} {r['transport'] or '-':<{kinds}} {r['state']:<10} {r['era'] or '-':<10} {detail}"
 
 
 def _tools(hub: Hub, names: naming.NameMap, as_json: bool, out: TextIO) -> int:
@@ -550,32 +621,10 @@ def _tools(hub: Hub, names: naming.NameMap, as_json: bool, out: TextIO) -> int:
     if as_json:
         out.write(json.dumps(rows, indent=1) + "\n")
     else:
-        width = max((len(row["name"]) for row in rows), default=0)
-        for row in rows:
-            out.write(f"{row['name']:<{width}}  {echo.line(row['description'], 300)}\n")  # a server's text: escaped, one line
+        from harness.commands.call import signature  # commands' modules: only for their command
+
+        called = [f"{row['name']}({signature(row['input_schema'])})" for row in rows]
+        width = min(max((len(c) for c in called), default=0), 70)  # a long signature pushes its own line only
+        for row, call in zip(rows, called):
+            out.write(f"{call:<{width}}  {echo.line(row['description'], 300)}\n")  # a server's text: escaped, one line
     return 0
-
-
-async def _call(stack: Stack, names: naming.NameMap, tool: str, arguments: JSONObject, as_json: bool, out: TextIO) -> int:
-    try:
-        server, original = names.resolve(tool)
-    except KeyError:
-        known = sorted(names.values())
-        raise UsageError(f"no tool '{tool}' among the connected servers' tools" + (f" ({', '.join(known)})" if known else "")) from None
-    try:
-        result = await stack.hub.clients[server].call_tool(original, arguments)
-    except ToolError as exc:
-        raise HarnessError(str(exc)) from None
-    if as_json:
-        out.write(json.dumps({"is_error": result.is_error, "content": list(result.content), "structured": result.structured}, indent=1) + "\n")
-    else:  # as the model would get it (s32)
-        from harness.stack import Output  # the SDK: loaded by the call already
-
-        governor = stack.find(Output).output  # type: ignore[union-attr]  (every command's stack has the part)
-        governed = await governor.after_result(None, Tool(tool, "", {}, _no_call, source=server, original=original), result)
-        out.write(governor.show(governor.render(governed)) + "\n")
-    return 1 if result.is_error else 0
-
-
-async def _no_call(arguments: JSONObject) -> NoReturn:
-    raise AssertionError("the CLI calls the server itself")

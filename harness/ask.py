@@ -43,6 +43,10 @@ class Script:
         found = self._take(lambda a: isinstance(a, dict) and "sample" in a)
         return str(found["sample"]) if found is not None else None
 
+    def only_samples_left(self) -> bool:
+        """Samples are left and no word: a sample given alone (``--answer '{"sample": ...}'``) is its own consent."""
+        return bool(self._items) and all(isinstance(a, dict) and "sample" in a for a in self._items)
+
     def _take(self, wanted: Callable[[Answer], bool]) -> Answer:
         for i, item in enumerate(self._items):
             if wanted(item):
@@ -64,6 +68,25 @@ class Ask:
         """The script if there is one, else the terminal when stdin is one, else nobody."""
         return cls(script, ask_in=sys.stdin if script is None and sys.stdin.isatty() else None, yes=yes)
 
+    @property
+    def at_terminal(self) -> bool:
+        """A person answers, on the terminal (not a script, not ``--yes``, not nobody)."""
+        return self.script is None and self._in is not None and not self.yes
+
+    async def line(self, prompt: str) -> str | None:
+        """One line typed at the terminal, stripped; None at the end of input (or with nobody there)."""
+        if self._in is None:
+            return None
+        from harness.signals import ask_line  # the signal trap's reader: only when a person is asked
+
+        typed = await ask_line(self._in, self._out, echo.terminal(prompt))
+        return typed.strip() if typed else None
+
+    def tell(self, text: str) -> None:
+        """A line for the person asked (a declined form's reason), where the questions go."""
+        self._out.write(echo.terminal(text) + "\n")
+        self._out.flush()
+
     async def question(self, prompt: str) -> Answer:
         """The reply: a word, ``{"form": {...}}`` (JSON typed or scripted), or None (nobody, or the script ran out)."""
         if self.script is not None:
@@ -75,7 +98,15 @@ class Ask:
         line = (await ask_line(self._in, self._out, echo.terminal(prompt))).strip()
         if line.startswith("{"):
             try:
-                return {"form": nesting.loads(line)}
+                typed = nesting.loads(line)
             except ValueError:  # not JSON, or nested past the limit: the words as they are
                 return line
+            return as_form(typed) if isinstance(typed, dict) else line
         return line
+
+
+def as_form(given: Answer) -> Answer:
+    """``{"form": {...}}`` for a form given either way: wrapped so, or a bare object that is not a sample."""
+    if isinstance(given, dict) and not (set(given) == {"form"} and isinstance(given["form"], dict)) and set(given) != {"sample"}:
+        return {"form": given}
+    return given

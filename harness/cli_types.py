@@ -21,8 +21,9 @@ options themselves (each command adds its own), environment variables (``harness
 from __future__ import annotations
 
 import argparse
+import difflib
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 
 class Parser(argparse.ArgumentParser):
@@ -30,6 +31,16 @@ class Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"error: {message} (see --help)\n")
+
+    def _check_value(self, action: argparse.Action, value: Any) -> None:
+        """A command argparse would refuse: named with the commands ``--help`` lists (a hidden one is not), and the
+        nearest of them when there is one."""
+        if isinstance(action, argparse._SubParsersAction) and value not in action.choices:
+            shown = [c.dest for c in action._choices_actions]  # argparse keeps no public list of the listed ones
+            meant = difflib.get_close_matches(str(value), shown, n=1)
+            raise argparse.ArgumentError(action, f"invalid choice: '{value}'" + (f"; did you mean '{meant[0]}'?" if meant else "")
+                                         + f" (choose from {', '.join(shown)})")
+        super()._check_value(action, value)
 
 
 def positive(value: str) -> int:

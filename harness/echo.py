@@ -83,6 +83,11 @@ def name(value: object, limit: int = NAME_CHARS) -> str:
     return f"'{body}...' (cut: {rest}" if cut else f"'{body}'"
 
 
+def count(n: int, noun: str) -> str:
+    """``1 tool``, ``2 tools``: a number and its noun (one that takes an s)."""
+    return f"{n} {noun}" + ("" if n == 1 else "s")
+
+
 def names(values: list[str], limit: int = 100) -> str:
     """Several names, comma-separated (each unquoted when it is plain ASCII), at most ``limit`` of them."""
     shown = [v if _plain(v) else name(v) for v in values[:limit]]

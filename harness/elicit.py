@@ -48,8 +48,8 @@ import mcp_types as types
 from mcp.client.session import ClientRequestContext
 from mcp.shared.exceptions import MCPError
 
-from harness import echo, pages
-from harness.ask import Answer, Ask, Script  # Script: named here too, as s33 and the CLI use it
+from harness import echo, form, pages
+from harness.ask import Answer, Ask, Script, as_form  # Script: named here too, as s33 and the CLI use it
 from harness.client import Host, Rooted
 from harness.hooks import Call, Mechanism, Send
 from harness.errors import ToolError
@@ -195,21 +195,30 @@ class Asker:
         self.script, self.transcript, self.who = self._ask.script, transcript, self._ask.who
 
     async def form(self, server: str, message: str, schema: JSONMapping) -> tuple[str, JSONObject | None]:
+        """The user's answer to a form: accept with its content, decline or cancel. A person at the terminal is asked
+        what to type, and after ``accept`` each field in turn (``harness.form``); a decline the client made says why."""
         props = schema.get("properties") or {}
         required = set(schema.get("required") or [])
-        fields = "; ".join(_field(n, p, n in required) for n, p in props.items())
-        given = await self._answer(f"{message} [{fields}] accept, decline or cancel")
+        fields = "; ".join(form.field(n, p, n in required) for n, p in props.items())
+        if self._ask.at_terminal:
+            given = await self._answer(form.opening(f"{server} asks: {echo.line(message, 300)}", fields))
+        else:
+            given = await self._answer(f"{message} [{fields}] accept, decline or cancel")
         action, values = _form_answer(given)
-        content = None
+        content, why, told = None, "", "" if action != "decline" or values is not None else _no_form(given, self._ask)
+        if action == "accept" and values is None and self._ask.at_terminal:  # ``accept`` typed at the terminal: each field asked in turn
+            values, why = await form.fill(schema, self._ask.line)
+            action = "accept" if values is not None else "decline"
         if action == "accept":
             content = {n: p["default"] for n, p in props.items() if isinstance(p, dict) and "default" in p}  # SEP-1034
             content.update({k: _typed(v, props.get(k, {})) for k, v in (values or {}).items() if k in props})
             missing = sorted(required - set(content))
             if missing:
-                action, content = "decline", None  # cannot accept without a required field
-                self._say(server, f"form: {message}", f"{fields}", f"decline (missing required {', '.join(missing)})")
-                return action, content
-        self._say(server, f"form: {message}", fields, action + (f" {json.dumps(content, sort_keys=True)}" if content else ""))
+                action, content, why = "decline", None, f"missing required {', '.join(missing)}"  # cannot accept without it
+        self._say(server, f"form: {message}", fields, f"decline ({why})" if why else
+                  action + (f" {json.dumps(content, sort_keys=True)}" if content else ""))
+        if (why or told) and self.transcript is None:  # the CLI: no transcript to read it in, so the person is told
+            self._ask.tell(f"form from {server} declined: {why or told}")
         return action, content
 
     async def visit(self, server: str, message: str, url: str) -> bool:
@@ -226,6 +235,9 @@ class Asker:
         return done
 
     async def consent(self, server: str, what: str) -> bool:
+        if self.script is not None and self.script.only_samples_left():  # a sample given with no word for it consents
+            self._say(server, "sampling: " + what, "", "yes (a sample was given)")
+            return True
         given = await self._answer(f"allow {server} to {what}? yes or no")
         yes = isinstance(given, str) and given.strip().lower() in ("yes", "y", "always")
         self._say(server, "sampling: " + what, "", "yes" if yes else "no")
@@ -315,19 +327,24 @@ def callbacks(server: str, *, asker: Asker | None = None, sampler: Sampler | Non
     return options
 
 
-def _field(name: str, prop: JSON, required: bool) -> str:
-    prop = prop if isinstance(prop, dict) else {}
-    kind = "|".join(prop["enum"]) if isinstance(prop.get("enum"), list) else str(prop.get("type", "any"))
-    extra = [k for k, on in (("required", required),) if on] + ([f"default {json.dumps(prop['default'])}"] if "default" in prop else [])
-    return f"{name} ({kind}" + (", " + ", ".join(extra) if extra else "") + ")"
-
-
 def _form_answer(given: Answer) -> tuple[str, JSONObject | None]:
+    """(action, the fields given): ``accept`` with None fields is ``accept`` typed at the terminal, fields to ask."""
+    given = as_form(given)
     if isinstance(given, dict) and isinstance(given.get("form"), dict):
         return "accept", given["form"]
     if isinstance(given, str) and given.strip().lower() in DECISIONS:
         return given.strip().lower(), None
     return "decline", None  # nobody answered, or an answer that is no form: the safe choice
+
+
+def _no_form(given: Answer, ask: Ask) -> str:
+    """Why an answer declined the form ("" when the user chose decline)."""
+    if isinstance(given, str) and given.strip().lower() == "decline":
+        return ""
+    if given is None:
+        return "nobody to answer it (give it with --answer '{\"field\": value}', or run on a terminal)" if ask.script is None \
+            else "no answer left for it"
+    return f"{echo.line(str(given), 80)!r} is not a form's answer (accept, decline, cancel or the fields as JSON)"
 
 
 def _typed(value: JSON, prop: JSON) -> JSON:

@@ -67,7 +67,9 @@ _MAGIC = {"image/png": (b"\x89PNG\r\n\x1a\n",), "image/jpeg": (b"\xff\xd8\xff",)
           "image/webp": (b"RIFF",)}
 _EXTENSIONS = {"image/png": "png", "image/jpeg": "jpg", "image/gif": "gif", "image/webp": "webp", "audio/wav": "wav",
                "audio/x-wav": "wav", "audio/mpeg": "mp3", "audio/ogg": "ogg", "application/zip": "zip",
-               "application/pdf": "pdf", "application/json": "json", "text/plain": "txt", "text/markdown": "md"}
+               "application/pdf": "pdf", "application/json": "json", "text/plain": "txt", "text/markdown": "md",
+               "application/gzip": "gz", "application/x-gzip": "gz", "application/x-tar": "tar", "text/csv": "csv",
+               "text/html": "html", "image/svg+xml": "svg"}
 
 
 def caps(servers: Iterable[Any]) -> dict[str, int]:
@@ -101,6 +103,7 @@ class Output:
     caps: Mapping[str, int] = field(default_factory=dict)  # per server
     shown_as: str = ""  # how the folder is named to the model (a workspace-relative path); default: the folder
     transcript: Transcript | None = None  # shows the user what was meant for the user only
+    reader: str = "read it with read_file"  # how the text over the cap says to read its file (the model's file tool)
     _count: int = 0
 
     async def after_result(self, call: Any, tool: Tool, result: ToolResult) -> ToolResult:
@@ -151,6 +154,10 @@ class Output:
             else:
                 parts.append(b["text"])
         return "\n".join(parts)
+
+    def save(self, data: str, kind: str, server: str, name: str, what: str) -> str:
+        """One binary block saved on its own (a resource read by hand): the note naming its file."""
+        return str(self._saved(data, kind, server, name, what, _Files(1))[0]["text"])
 
     # -- one block at a time --
 
@@ -219,7 +226,7 @@ class Output:
         path = self._file(server, tool, "txt")
         try:
             write_regular(path, text.encode("utf-8", errors="replace"))
-            where = f"The whole text is in {self._shown(path)}; read it with read_file"
+            where = f"The whole text is in {self._shown(path)}; {self.reader}"
         except OSError as exc:
             where = f"The whole text could not be saved ({self._shown(path)}: {exc.strerror or exc})"
         room = cap * 4

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from harness import echo
 from harness.jsonvalue import JSONMapping, JSONObject
 from harness.model import Reply, ToolCall
 from harness.tools import Tool
@@ -118,7 +119,7 @@ def outcomes(messages: Sequence[JSONMapping]) -> dict[str, bool]:
 def listing(found: Mapping[str, Sequence[Tool]]) -> str:
     if not found:
         return "No MCP server has tools for me."
-    lines = [f"{len(found)} servers with tools:"]
+    lines = [f"{echo.count(len(found), 'server')} with tools:"]
     for server, tools in found.items():
         lines.append(f"- {server}: {', '.join(t.original or t.name for t in tools)}")
     return "\n".join(lines)
@@ -129,7 +130,7 @@ def summary(found: Mapping[str, Sequence[Tool]], results: Mapping[str, bool]) ->
     asked: list[str] = []
     for server, tools in found.items():
         read_only = sum(t.read_only for t in tools)
-        head = f"- {server}: {len(tools)} tools, {read_only} read-only"
+        head = f"- {server}: {echo.count(len(tools), 'tool')}, {read_only} read-only"
         if needs_sign_in(tools):
             lines.append(f"- {server}: needs a sign-in; not signed in (call {tools[0].name} to sign in)")
             continue

@@ -50,7 +50,7 @@ def test_approve_then_deny_write_the_lists_and_keep_every_other_field(project):
     key = str(folder.resolve())
     assert _states(folder, home) == {"docs": "disabled", "my.tool": "blocked"}
     approved = cli("--home", str(home), "approve", "docs", cwd=folder)
-    assert (approved.returncode, approved.stdout) == (0, f"docs: approved for {key} (enabledMcpjsonServers in ~/.claude.json)\n"), approved
+    assert (approved.returncode, approved.stdout) == (0, f"docs: approved for {key} (enabledMcpjsonServers in {claude})\n"), approved
     assert cli("--home", str(home), "approve", "my_tool", cwd=folder).returncode == 0  # named as Claude Code compares names
     after = json.loads(claude.read_text(encoding="utf-8"))
     entry = after["projects"].pop(key)

@@ -134,3 +134,21 @@ def test_the_readme_s_cli_section_has_every_command_with_an_example():
     missing = [c.dest for c in commands._choices_actions if not any(row.startswith(f"| `{c.dest}` |") and f"mcp-course " in row
                                                                      for row in section.splitlines())]
     assert not missing and "| `--version` |" in section, f"expected a row with an example for each command, missing: {missing}"
+
+
+@pytest.mark.slow
+def test_completion_offers_only_the_tools_this_config_lets_through(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    listed = tmp_path / "cline_mcp_settings.json"
+    listed.write_text(json.dumps({"mcpServers": {"docs": server("docs"), "deploy": server("deploy")}}), encoding="utf-8")
+    assert cli("--config", str(listed), "tools").returncode == 0  # the cache now has every tool of both
+    entry = lambda name: "".join(f"{k} = {json.dumps(v)}\n" for k, v in server(name).items())  # noqa: E731
+    codex = tmp_path / "config.toml"
+    codex.write_text(f"[mcp_servers.docs]\n{entry('docs')}enabled_tools = [\"search\"]\n\n"
+                     f"[mcp_servers.deploy]\n{entry('deploy')}enabled = false\n", encoding="utf-8")
+    offered = cli("--config", str(codex), "--format", "codex", "_complete", "tools")
+    assert offered.stdout == "mcp__docs__search\n", f"expected only docs' enabled tool (deploy is disabled): {offered}"
+    cline = tmp_path / "other" / "cline_mcp_settings.json"
+    cline.parent.mkdir()
+    cline.write_text(json.dumps({"mcpServers": {"docs": server("docs"), "deploy": {**server("deploy"), "disabled": True}}}), encoding="utf-8")
+    assert cli("--config", str(cline), "_complete", "tools").stdout == "mcp__docs__get_version\nmcp__docs__search\n"

@@ -48,7 +48,8 @@ def test_a_name_normalized_in_the_tool_name_still_finds_its_one_server(six):
     done = cli("--config", str(config), "tools", "--json")
     tool = next(r["name"] for r in json.loads(done.stdout) if r["server"] == "my.notes")
     log.unlink()
-    assert cli("--config", str(config), "call", tool, "{}").returncode in (0, 1)  # the tool's own answer; the start is the point
+    # The tool's own answer, or its schema refusing {} before it is sent: the start is the point.
+    assert cli("--config", str(config), "call", tool, "{}").returncode in (0, 1, 2)
     assert _started(log) == ["my.notes"]
 
 

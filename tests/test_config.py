@@ -52,7 +52,7 @@ def test_claude_code_types_and_a_url_without_type_is_an_error_there(tmp_path):
     assert got["local"].spec.transport == "stdio" and got["legacy"].spec.transport == "sse"
     assert got["remote"].spec.transport == "http" and dict(got["remote"].spec.headers) == {"X": "y"}
     assert got["bare"].reason == "server 'bare': field 'type': required with 'url' (sse or http)"
-    assert got["cline_word"].reason == "server 'cline_word': field 'type': expected one of stdio, sse, http"
+    assert got["cline_word"].reason == "server 'cline_word': field 'type': expected one of stdio, sse, http (did you mean 'http'?)"
 
 
 def test_cline_file_with_its_own_fields(tmp_path):

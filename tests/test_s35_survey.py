@@ -44,7 +44,7 @@ def test_a_server_that_needs_a_sign_in_is_listed_not_signed_in():
     last = anyio.run(model.reply, "", messages, pool)
     assert last.tool_calls == ()
     assert "- docs: needs a sign-in; not signed in (call mcp__docs__authenticate to sign in)" in last.text.splitlines()
-    assert "- deploy: 1 tools, 1 read-only; called status: error" in last.text.splitlines()
+    assert "- deploy: 1 tool, 1 read-only; called status: error" in last.text.splitlines()
 
 
 def test_a_tool_gone_from_the_pool_since_the_plan_is_skipped():

@@ -37,6 +37,16 @@ from harness.naming import normalize
 LISTS = {"approve": ("enabledMcpjsonServers", "disabledMcpjsonServers"), "deny": ("disabledMcpjsonServers", "enabledMcpjsonServers")}
 
 
+def claude_json(paths: config.Paths) -> str:
+    """The file approvals are written to, as the user should read it: ``~/.claude.json`` for your home, else its path."""
+    return "~/.claude.json" if paths.home.expanduser().resolve() == Path.home().resolve() else str(paths.home / ".claude.json")
+
+
+def hint(prog: str, name: str, paths: config.Paths) -> str:
+    """What to do about a ``.mcp.json`` server not approved yet: the same words in ``servers``, ``doctor`` and ``approve``."""
+    return f"not approved for this project: '{prog} approve {name}' lets it start (enabledMcpjsonServers in {claude_json(paths)})"
+
+
 def answer(verb: str, name: str, paths: config.Paths, out: TextIO) -> int:
     """Write ``verb`` (approve or deny) for the ``.mcp.json`` server ``name`` of the project at ``paths.cwd``."""
     project = [s for s in config.load(paths) if s.scope == "project"]
@@ -46,33 +56,34 @@ def answer(verb: str, name: str, paths: config.Paths, out: TextIO) -> int:
         raise UsageError(f"no .mcp.json server '{name}' here ({verb} answers for this folder's .mcp.json servers: {known})")
     into, out_of = LISTS[verb]
     target = (paths.home / ".claude.json").resolve()  # through a symlink: the file it points at is the one to replace
-    data = config.read_json(target, "~/.claude.json")
+    shown = claude_json(paths)
+    data = config.read_json(target, shown)
     projects = data.setdefault("projects", {})
     if not isinstance(projects, dict):
-        raise ConfigError("~/.claude.json: field 'projects': expected an object")
+        raise ConfigError(f"{shown}: field 'projects': expected an object")
     key = str(paths.cwd.resolve())
     entry = projects.setdefault(key, {})
     if not isinstance(entry, dict):
-        raise ConfigError(f"~/.claude.json: field 'projects.{key}': expected an object")
+        raise ConfigError(f"{shown}: field 'projects.{key}': expected an object")
     listed = {k: entry.get(k, []) for k in (into, out_of)}
     for k, names in listed.items():
         if not isinstance(names, list):
-            raise ConfigError(f"~/.claude.json: field 'projects.{key}.{k}': expected a list of names")
+            raise ConfigError(f"{shown}: field 'projects.{key}.{k}': expected a list of names")
     done = "approved" if verb == "approve" else "denied"
     named = {k: [n for n in names if normalize(str(n)) == normalize(server.name)] for k, names in listed.items()}
     if named[into] and not named[out_of]:
-        out.write(f"{server.name}: {done} already for {key} ({into} in ~/.claude.json)\n")
+        out.write(f"{server.name}: {done} already for {key} ({into} in {shown})\n")
         return 0
     if not named[into]:
         entry[into] = [*listed[into], server.name]
     if named[out_of]:
         entry[out_of] = [n for n in listed[out_of] if n not in named[out_of]]
     write_atomically(target, data)
-    out.write(f"{server.name}: {done} for {key} ({into} in ~/.claude.json)\n")
+    out.write(f"{server.name}: {done} for {key} ({into} in {shown})\n")
     return 0
 
 
-def write_atomically(path: Path, data: Any) -> None:
+def write_atomically(path: Path, data: Any, indent: int = 2) -> None:
     """``data`` as JSON into ``path``: a temporary file in the same folder with the old mode, then ``os.replace``."""
     try:
         mode = path.stat().st_mode & 0o7777
@@ -81,7 +92,7 @@ def write_atomically(path: Path, data: Any) -> None:
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(data, f, indent=2, ensure_ascii=False)
+            json.dump(data, f, indent=indent, ensure_ascii=False)
             f.write("\n")
             f.flush()
             os.fsync(f.fileno())

@@ -9,7 +9,9 @@ files and folders for the options that take them, and names by asking the CLI it
   milliseconds, and completion must never start a program.
 - ``... _complete tools``: the model-facing tool names of that config's servers, from the
   cache that ``servers`` and ``tools`` leave (``$XDG_STATE_HOME/mcp-course/completion.json``:
-  each server's name, its command or URL as written, its tool names). A server whose entry
+  each server's name, its command or URL as written, its tool names). Only the servers this
+  config would start are offered (not one it disables, blocks or rejects), and only the tools
+  its filter lets through (``enabled_tools``, ``excludeTools``...). A server whose entry
   changed since is left out until the next listing; a server never listed has no names.
 
 ``_complete`` is left out of ``--help``; the scripts are its only users. The commands and
@@ -33,13 +35,14 @@ from harness.files import read_regular
 from harness.config import ServerConfig
 from harness.jsonvalue import JSONObject
 from harness.tools import state_dir
+from harness.spec import State
 
 NAME = "mcp-course"  # the program the scripts complete: the console script
 SHELLS = ("bash", "zsh", "fish")
 VALUED = ("--config", "--home", "--managed")  # the options that choose the config: passed on to _complete
 FILES, FOLDERS = ("--config", "--scenario"), ("--home", "--managed", "--root", "--token-store", "--workspace")
 FREE = ("--answer", "--prompt", "--model", "--max-turns")  # take a value no list can offer
-SERVER_COMMANDS = ("login", "logout", "approve", "deny")
+SERVER_COMMANDS = ("login", "logout", "approve", "deny", "remove")
 MAX_CACHE_BYTES = 4 * 1024 * 1024  # a cache of tool names: past it, it is ignored and written afresh
 
 
@@ -53,7 +56,8 @@ def remember(servers: Iterable[ServerConfig], tools: Mapping[str, Sequence[str]]
     known = _read(cache)
     for server in servers:
         if server.name in tools and server.spec is not None:
-            known[server.name] = {"where": server.spec.where(), "tools": [naming.tool_name(server.name, t) for t in tools[server.name]]}
+            known[server.name] = {"where": server.spec.where(), "tools": [naming.tool_name(server.name, t) for t in tools[server.name]],
+                                  "originals": list(tools[server.name])}
     try:
         cache.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         fd, tmp = tempfile.mkstemp(dir=cache.parent, prefix=f".{cache.name}.")
@@ -65,15 +69,22 @@ def remember(servers: Iterable[ServerConfig], tools: Mapping[str, Sequence[str]]
 
 
 def names(kind: str, servers: Sequence[ServerConfig], cache: Path | None = None) -> list[str]:
-    """``_complete``'s answer: the servers of the config, or the cached tool names of those whose entry is unchanged."""
+    """``_complete``'s answer: the servers of the config, or the cached tool names of those whose entry is unchanged,
+    that this config would start (not disabled, blocked or broken) and whose tool filter lets them through."""
+    from harness.config.toolfilter import allowed  # the config's tool filter: only when a cache is written
+
     if kind == "servers":
         return [s.name for s in servers]
     known = _read(cache or cache_file())
     found = []
     for server in servers:
         kept = known.get(server.name)
-        if isinstance(kept, dict) and server.spec is not None and kept.get("where") == server.spec.where():
-            found += [t for t in kept.get("tools", []) if isinstance(t, str)]
+        if not (isinstance(kept, dict) and server.spec is not None and server.state is State.PENDING
+                and kept.get("where") == server.spec.where()):
+            continue
+        pairs = zip(kept.get("tools", []), kept.get("originals", []))  # an entry of an older cache has none: listed again first
+        found += [t for t, o in pairs if isinstance(t, str) and isinstance(o, str)
+                  and allowed(o, server.include_tools, server.exclude_tools)]
     return sorted(found)
 
 

@@ -36,6 +36,8 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from harness import config, echo
+from harness.commands import approve
+from harness.config import formats
 from harness.config.documents import DuplicateKey
 from harness.config.variables import VARIABLE
 from harness.errors import ConfigError
@@ -75,12 +77,13 @@ def files_problems(paths: config.Paths, named: Sequence[Path], **how: Any) -> tu
     (``how``: ``config.load``'s keywords, as the CLI's ``--format`` and ``--input`` give them)."""
     files = list(named) or scope_files(paths)
     twice: dict[str, DuplicateKey] = {}  # a key given twice, once however often its file is read
-    passed_on = how.get("warn")
+    passed_on, said = how.get("warn"), set()
 
     def warn(text: str) -> None:
         if isinstance(text, DuplicateKey):
             twice.setdefault(text, text)
-        elif passed_on is not None:
+        elif passed_on is not None and text not in said:  # each file is read alone, then with the others: said once
+            said.add(text)
             passed_on(text)
 
     shown, problems, servers = _read(paths, named, files, {**how, "warn": warn})
@@ -116,7 +119,7 @@ def _read(paths: config.Paths, named: Sequence[Path], files: list[Path],
 
 
 def static(servers: Iterable[config.ServerConfig], environ: Mapping[str, str] = os.environ,
-           prog: str = "mcp-course") -> tuple[list[Problem], list[str]]:
+           prog: str = "mcp-course", paths: config.Paths | None = None) -> tuple[list[Problem], list[str]]:
     """The first pass, starting nothing: the problems, and notes for the servers the config turned off."""
     problems: list[Problem] = []
     notes: list[str] = []
@@ -124,8 +127,7 @@ def static(servers: Iterable[config.ServerConfig], environ: Mapping[str, str] = 
         if server.state is State.FAILED:
             problems.append(_rejected(server))
         elif server.state is State.BLOCKED and "enabledMcpjsonServers" in server.reason:
-            notes.append(f"server '{server.name}' ({server.source}) is not approved for this project: "
-                         f"'{prog} approve {server.name}' lets it start")
+            notes.append(f"server '{server.name}' ({server.source}) is {approve.hint(prog, server.name, paths or config.Paths())}")
         elif server.state in (State.BLOCKED, State.DISABLED):
             notes.append(f"server '{server.name}' ({server.source}) is {server.state.value}: {server.reason}")
         elif server.spec is not None:
@@ -147,7 +149,7 @@ def connected(hub: Any, servers: Iterable[config.ServerConfig], prog: str) -> tu
         remote = server.spec is not None and server.spec.url is not None
         field = "url" if remote else "command"
         if entry.state is State.CONNECTED:
-            oks.append(f"ok: server '{server.name}': connected, {len(entry.tools)} tools")
+            oks.append(f"ok: server '{server.name}': connected, {echo.count(len(entry.tools), 'tool')}")
         elif entry.state is State.NEEDS_AUTH:
             problems.append(Problem(server.source, server.name, None, "needs authorization (OAuth)", f"sign in: {prog} login {server.name}"))
         else:
@@ -195,7 +197,13 @@ def _rejected(server: config.ServerConfig) -> Problem:
     if field is None:
         return Problem(server.source, server.name, None, said, f"correct server '{server.name}' in {server.source}")
     key, problem = field.groups()
-    fix = f"add '{key}' to server '{server.name}'" if problem == "required" else f"set '{key}' of server '{server.name}' to what it says: {problem}"
+    spelt = [k for k in server.raw if k != key and formats.near(str(k), [key]) is not None]  # 'comand' for a required 'command'
+    if problem == "required":
+        fix = f"rename '{spelt[0]}' to '{key}' in server '{server.name}'" if spelt else f"add '{key}' to server '{server.name}'"
+    elif meant := re.search(r"\(did you mean '([^']+)'\?\)$", problem):
+        fix = f"set '{key}' of server '{server.name}' to '{meant.group(1)}'"
+    else:
+        fix = f"set '{key}' of server '{server.name}' to what it says: {problem}"
     return Problem(server.source, server.name, key, problem, fix + f" in {server.source}")
 
 

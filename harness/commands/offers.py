@@ -27,8 +27,10 @@ from harness.hub import Hub
 from harness.jsonvalue import JSONObject
 
 
-async def offers(hub: Hub, args: argparse.Namespace, arguments: JSONObject, out: TextIO) -> int:
-    """``resources``, ``prompts``, ``read`` or ``prompt`` (``args.command``) on the connected servers."""
+async def offers(hub: Hub, args: argparse.Namespace, arguments: JSONObject, out: TextIO, saver: Any = None) -> int:
+    """``resources``, ``prompts``, ``read`` or ``prompt`` (``args.command``) on the connected servers. ``saver``: the
+    stack's ``harness.output.Output``, which saves a binary resource's bytes to a file (None: only named)."""
+
     def show(value: Any, text: str) -> int:
         out.write((json.dumps(value, indent=1, ensure_ascii=False) if args.json else text) + "\n")
         return 0
@@ -50,7 +52,9 @@ async def offers(hub: Hub, args: argparse.Namespace, arguments: JSONObject, out:
             contents = await offering[server].read_resource(args.uri)
         except ToolError as exc:
             raise HarnessError(str(exc)) from None
-        text = "\n".join(c.get("text", f"[binary {c.get('mimeType', 'data')}]") for c in contents)
+        text = "\n".join(c["text"] if "text" in c else saver.save(str(c.get("blob", "")), str(c.get("mimeType", "")), server, "read",
+                                                                  f"resource {c.get('uri', args.uri)}")
+                         if saver is not None else f"[binary {c.get('mimeType', 'data')}]" for c in contents)
         return show({"server": server, "uri": args.uri, "contents": contents}, text)
     server, _, name = args.name.rpartition("/")
     found = [r for r in resources.prompt_rows(hub) if r["name"] == name and server in ("", r["server"])]

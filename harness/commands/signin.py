@@ -57,7 +57,7 @@ async def login(stack: Any, name: str, out: TextIO) -> int:
     await stack.connect_all()
     entry = stack.hub.entries[name]
     if entry.state is State.CONNECTED:
-        out.write(f"{name}: signed in already (the token store's tokens work; '{name}' has {len(entry.tools)} tools)\n")
+        out.write(f"{name}: signed in already (the token store's tokens work; '{name}' has {echo.count(len(entry.tools), 'tool')})\n")
         return 0
     if entry.state is not State.NEEDS_AUTH:
         raise HarnessError(str(entry.error) if entry.error else f"server '{name}': {entry.state.value}")
@@ -66,7 +66,7 @@ async def login(stack: Any, name: str, out: TextIO) -> int:
     except ToolError as exc:
         raise HarnessError(str(exc)) from None
     entry = stack.hub.entries[name]
-    out.write(f"{name}: signed in; {len(entry.tools)} tools: {echo.names([t['name'] for t in entry.tools])}\n")
+    out.write(f"{name}: signed in; {echo.count(len(entry.tools), 'tool')}: {echo.names([t['name'] for t in entry.tools])}\n")
     return 0
 
 

@@ -31,7 +31,7 @@ from typing import Any
 from harness import transports
 from harness.config import dotenv
 from harness.config.files import read_config
-from harness.config.formats import MECHANISM_FIELDS, ServerConfig, Source
+from harness.config.formats import MECHANISM_FIELDS, ServerConfig, Source, unread_hint
 from harness.config.variables import VARIABLE
 from harness.errors import ConfigError
 from harness.naming import normalize
@@ -148,7 +148,7 @@ def read_entry(name: str, entry: Any, source: Source, one: Callable[[Entry, Sour
         if found is None:
             return None
         for key in reading.unknown((*ignored, *MECHANISM_FIELDS)):  # those are read by their mechanisms, from raw
-            source.warning(f"server '{name}': field '{key}': not read by this harness (left out)")
+            source.warning(f"server '{name}': field '{key}': not read by this harness (left out)" + unread_hint(key, reading.seen))
         return finish(name, found, source, raw)
     except ConfigError as exc:
         return ServerConfig(name, source.scope, source.shown, None, State.FAILED, str(exc), raw=raw)

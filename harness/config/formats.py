@@ -30,8 +30,9 @@ and in what order (``harness.config.scopes``), ``${VAR}`` (kept as written,
 
 from __future__ import annotations
 
+import difflib
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
@@ -217,10 +218,13 @@ def read_file(path: Path, source: Source, fmt: str | None = None, explicit: bool
         except ConfigError as strict:
             if kind != "json":
                 raise
-            try:  # most editors allow comments in their JSON files: JSONC, if that is all it is
-                document = decode(text, "jsonc", source.shown, source.warn or _stderr)
+            try:  # a comment or a trailing comma: an error, as for every strict JSON file, that says which formats take them
+                decode(text, "jsonc", source.shown, lambda text: None)
             except ConfigError:
                 raise strict from None
+            jsonc = ", ".join(r.name for r in _READERS.values() if r.decode == "jsonc")
+            raise ConfigError(f"{strict} (a comment or a trailing comma: JSONC, which only {jsonc} files may hold; "
+                              "give --format NAME if this is one)") from None
         chosen = chosen or detect(path, document)
     if not document:
         return []
@@ -350,8 +354,26 @@ def _transport(entry: JSONObject, fmt: str, bad: Bad) -> str:
     words = WORDS.get(fmt)  # None: any name or alias of a registered transport
     kind = transports.by_alias(declared) if isinstance(declared, str) and (words is None or declared in words) else None
     if kind is None:
-        raise bad("type", f"expected one of {', '.join(words or transports.names())}")
+        choices = words or transports.names()
+        meant = near(declared, choices) if isinstance(declared, str) else None
+        raise bad("type", f"expected one of {', '.join(choices)}" + (f" (did you mean '{meant}'?)" if meant else ""))
     return kind
+
+
+SPELLINGS = {"streamable-http": "http", "streamable_http": "http", "streamableHttp": "http", "stdin": "stdio"}  # other clients' words
+
+
+def unread_hint(key: str, known: Iterable[str]) -> str:
+    """What a warning about an unread field adds when the field looks like a misspelling of one that is read."""
+    meant = near(key, known)
+    return f"; did you mean '{meant}'?" if meant else ""
+
+
+def near(word: str, known: Iterable[str]) -> str | None:
+    """The one of ``known`` that ``word`` misspells ('comand': 'command') or is another client's word for; else None."""
+    known = sorted(known)
+    found = SPELLINGS.get(word) if SPELLINGS.get(word) in known else next(iter(difflib.get_close_matches(word, known, n=1, cutoff=0.8)), None)
+    return found
 
 
 def _mcp_servers(fmt: str) -> Callable[[JSON, Source], list[ServerConfig]]:
@@ -359,7 +381,7 @@ def _mcp_servers(fmt: str) -> Callable[[JSON, Source], list[ServerConfig]]:
         found = parse_servers(document.get("mcpServers") if isinstance(document, dict) else None, source.scope, source.shown, fmt)
         for server in found:
             for key in (k for k in server.raw if k not in KNOWN[fmt]):
-                source.warning(f"server '{server.name}': field '{key}': not read by this harness (left out)")
+                source.warning(f"server '{server.name}': field '{key}': not read by this harness (left out)" + unread_hint(key, KNOWN[fmt]))
         return found
     return read
 

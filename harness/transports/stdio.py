@@ -254,7 +254,7 @@ class _FromServer(ReadWrapper):
 
     async def _share(self) -> None:
         """Let the event loop run others once ``SLICE`` has passed since this reader last did (a flood: every few ms)."""
-        if (now := time.monotonic()) - self._yielded >= SLICE:
+        if time.monotonic() - self._yielded >= SLICE:
             await anyio.lowlevel.checkpoint()
             self._yielded = time.monotonic()
 

@@ -23,8 +23,9 @@ for one of three choices, which a config entry pins with ``"protocol"``:
     2026-07-28  ``server/discover`` only (a -32022 naming a version we speak: once more at it)
     2025-11-25  ``initialize`` only: the handshake era, as s23 to s33 connect
 
-Each step is bounded by the connect timeout, not by the SDK's fixed 10 s for a probe, on
-the clock that stops while a person signs in (``harness.auth.clock.connect_clock``), so
+One connect timeout covers the whole negotiation, not each step of it, and not the SDK's
+fixed 10 s for a probe: an automatic probe may spend half of it, and every later step what
+is left, on the clock that stops while a person signs in (``harness.auth.clock.connect_clock``), so
 OAuth works the same in either era: the request that got 401 is sent again after the
 sign-in, with its protocol header. A failure names the step that ran (``server/discover``
 or ``initialize``). An automatic negotiation says in the transcript what it found
@@ -123,10 +124,13 @@ async def negotiate(session: ClientSession, timeouts: Timeouts, choice: str = AU
     from harness.auth.clock import connect_clock
     from harness.opening import InPhase
 
+    left = [timeouts.connect]  # seconds of connect time the rest of the negotiation may spend
+
     async def initialize(after: str) -> str | None:
         try:
-            with connect_clock(timeouts.connect):
+            with connect_clock(left[0]) as clock:
                 result = await session.initialize()
+            left[0] = clock.remaining()
         except Exception as exc:
             raise InPhase(f"initialize (server/discover {after} first)" if after else "initialize", exc) from None
         return None if choice != AUTO else f"protocol {result.protocol_version} (initialize, after server/discover {after})"
@@ -144,8 +148,10 @@ async def negotiate(session: ClientSession, timeouts: Timeouts, choice: str = AU
     version, retried = LATEST_MODERN_VERSION, False
     while True:
         after = None  # why this is not a 2026-07-28 server, when the probe says it is not
+        probe = left[0] / 2 if choice == AUTO else left[0]  # an automatic probe leaves half for initialize
+        clock = None
         try:
-            with connect_clock(timeouts.connect):
+            with connect_clock(probe) as clock:
                 raw = await _discover(session, version)
         except MCPError as exc:
             both, named = mutual(exc) if exc.code == types.UNSUPPORTED_PROTOCOL_VERSION else ([], None)
@@ -159,9 +165,12 @@ async def negotiate(session: ClientSession, timeouts: Timeouts, choice: str = AU
         except TimeoutError as exc:
             if choice == MODERN:
                 raise InPhase("server/discover", exc) from None
-            after = f"went unanswered for {timeouts.connect:g} s"
+            after = f"went unanswered for {probe:g} s (half the connect timeout)"
         except Exception as exc:  # the transport failed (cannot reach, closed): no era verdict, the error
             raise InPhase("server/discover", exc) from None
+        finally:
+            if clock is not None:
+                left[0] -= probe - clock.remaining()
         if after is None:
             try:
                 result = types.DiscoverResult.model_validate(raw)

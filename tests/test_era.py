@@ -90,9 +90,30 @@ def test_an_older_server_falls_back_to_initialize_and_says_why():
     assert stub.sent == ["server/discover 2026-07-28", "initialize"]
 
 
-def test_an_unanswered_discover_falls_back_after_the_connect_timeout_not_the_sdks_10_s():
+def test_an_unanswered_discover_falls_back_after_half_the_connect_timeout_not_the_sdks_10_s():
     stub = Stub(["hang"], [INITIALIZED])
-    assert negotiate(stub, connect=0.2) == "protocol 2025-11-25 (initialize, after server/discover went unanswered for 0.2 s)"
+    assert negotiate(stub, connect=0.2) == \
+        "protocol 2025-11-25 (initialize, after server/discover went unanswered for 0.1 s (half the connect timeout))"
+
+
+def test_one_connect_timeout_covers_the_whole_negotiation(monkeypatch):
+    # Each step used to get the whole connect timeout: 3 s configured failed after 12 s (discover, initialize,
+    # discover again, initialize again). The steps now share one budget.
+    from harness.auth import clock
+
+    asked: list[float] = []
+    real = clock.connect_clock
+
+    def recorded(seconds):
+        asked.append(seconds)
+        return real(seconds)
+
+    monkeypatch.setattr(clock, "connect_clock", recorded)
+    stub = Stub(["hang"], ["hang"])
+    with pytest.raises(InPhase):
+        negotiate(stub, connect=0.2)
+    assert len(asked) == 2 and asked[0] == pytest.approx(0.1) and asked[1] <= 0.1 + 1e-9, \
+        f"expected the probe to get half of 0.2 s and initialize at most the rest, got {asked}"
 
 
 def test_minus_32022_naming_only_newer_versions_is_the_error_naming_discover():
@@ -180,7 +201,7 @@ def test_a_dual_era_server_speaks_2026_07_28_when_asked_and_its_offers_come_from
 
 
 @pytest.mark.parametrize("choice, phase", [
-    ("2026-07-28", "server/discover"), ("auto", "initialize (server/discover went unanswered for 0.3 s first)"),
+    ("2026-07-28", "server/discover"), ("auto", "initialize (server/discover went unanswered for 0.15 s (half the connect timeout) first)"),
     ("2025-11-25", "initialize")])
 def test_a_server_that_never_answers_fails_naming_the_step_and_the_timeout(choice, phase):
     short = Timeouts(connect=0.3, list=TIMEOUTS.list, call=TIMEOUTS.call, exit_grace=0.5, kill_grace=1)

@@ -60,6 +60,10 @@ class _ConnectClock:
         if not self.pauses:
             self.scope.deadline = anyio.current_time() + self.left
 
+    def remaining(self) -> float:
+        """Seconds of the budget not spent yet (the time a person spent signing in is not spent)."""
+        return self.left if self.pauses else max(0.0, self.scope.deadline - anyio.current_time())
+
 
 # The transports send each request in the context of the task that sent it, so the auth
 # flow (in the transport's task) finds the clock of the handshake it serves here.
@@ -67,7 +71,7 @@ _connect_clock: ContextVar[_ConnectClock | None] = ContextVar("connect_clock", d
 
 
 @contextmanager
-def connect_clock(seconds: float) -> Iterator[None]:
+def connect_clock(seconds: float) -> Iterator[_ConnectClock]:
     """One step of a handshake under ``seconds`` of connect time, stopped while a person signs in.
 
     ``TimeoutError`` when the budget is spent; the connection names the step and the timeout.
@@ -75,9 +79,10 @@ def connect_clock(seconds: float) -> Iterator[None]:
     sign-in in the middle of a negotiation stops the clock in either era.
     """
     with anyio.CancelScope() as scope:
-        token = _connect_clock.set(_ConnectClock(seconds, scope))
+        clock = _ConnectClock(seconds, scope)
+        token = _connect_clock.set(clock)
         try:
-            yield
+            yield clock
         finally:
             _connect_clock.reset(token)
     if scope.cancelled_caught:

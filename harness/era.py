@@ -123,6 +123,7 @@ async def negotiate(session: ClientSession, timeouts: Timeouts, choice: str = AU
 
     from harness.auth.clock import connect_clock
     from harness.opening import InPhase
+    from harness.sessions import Pinned
 
     left = [timeouts.connect]  # seconds of connect time the rest of the negotiation may spend
 
@@ -132,7 +133,12 @@ async def negotiate(session: ClientSession, timeouts: Timeouts, choice: str = AU
                 result = await session.initialize()
             left[0] = clock.remaining()
         except Exception as exc:
-            raise InPhase(f"initialize (server/discover {after} first)" if after else "initialize", exc) from None
+            phase = f"initialize (server/discover {after} first)" if after else "initialize"
+            if choice == HANDSHAKE and isinstance(exc, MCPError) and exc.code == types.UNSUPPORTED_PROTOCOL_VERSION:
+                speaks = ", ".join(mutual(exc)[1] or []) or "another version"
+                raise InPhase(phase, Pinned(f"the server speaks only {speaks}; \"protocol\": \"{HANDSHAKE}\" pins the handshake "
+                                            f"era: set \"protocol\" to \"{MODERN}\" or \"{AUTO}\"")) from None
+            raise InPhase(phase, exc) from None
         return None if choice != AUTO else f"protocol {result.protocol_version} (initialize, after server/discover {after})"
 
     def mutual(error: MCPError) -> tuple[list[str], list[str] | None]:
@@ -159,6 +165,10 @@ async def negotiate(session: ClientSession, timeouts: Timeouts, choice: str = AU
                 version, retried = both[-1], True
                 continue
             modern_only = named is not None and not any(v in HANDSHAKE_PROTOCOL_VERSIONS for v in named)
+            if choice == MODERN and (exc.code == types.METHOD_NOT_FOUND or (named and not modern_only)):
+                speaks = ", ".join(named) if named else "the handshake era (it does not know server/discover)"
+                raise InPhase("server/discover", Pinned(f"the server speaks {speaks}; \"protocol\": \"{MODERN}\" pins the "
+                                                        f"other era: set \"protocol\" to \"{HANDSHAKE}\" or \"{AUTO}\"")) from None
             if choice == MODERN or modern_only:
                 raise InPhase("server/discover", exc) from None
             after = f"answered error {exc.code}: {line(exc.message, 80)}"
@@ -184,7 +194,8 @@ async def negotiate(session: ClientSession, timeouts: Timeouts, choice: str = AU
                     return None if choice != AUTO else f"protocol {session.protocol_version} (server/discover)"
                 named_only = ", ".join(result.supported_versions) or "no version"
                 if choice == MODERN:
-                    raise InPhase("server/discover", RuntimeError(f"the server speaks {named_only}, not 2026-07-28"))
+                    raise InPhase("server/discover", Pinned(f"the server speaks {named_only}; \"protocol\": \"{MODERN}\" pins "
+                                                            f"the other era: set \"protocol\" to \"{HANDSHAKE}\" or \"{AUTO}\""))
                 after = f"named only {named_only}"
         try:
             return await initialize(after)

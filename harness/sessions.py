@@ -44,6 +44,11 @@ class Unlisted(Exception):
     """A tools/list that went past a bound: the message says which, in a few words."""
 
 
+class Pinned(Exception):
+    """The era a config pins (``"protocol"``) is one the server does not speak: the message says what it speaks
+    and what to write instead."""
+
+
 class SessionOwner:
     """State, sessions and the owner task of one server's connection."""
 
@@ -257,6 +262,8 @@ async def explain(exc: BaseException, phase: str, spec: ServerSpec, timeouts: Ti
         return f"no answer to {phase} within {getattr(timeouts, name):g} s ({timeouts.explain(name)})"
     if isinstance(exc, Unlisted):
         return str(exc)
+    if isinstance(exc, Pinned):
+        return f"{phase}: {exc}"
     server_said = isinstance(exc, MCPError) and context is not None and context.server_sent_closed_code(exc.message)
     if isinstance(exc, MCPError) and exc.code == types.CONNECTION_CLOSED and not server_said:
         if context is not None and context.fault:

@@ -72,7 +72,7 @@ def test_a_dual_era_server_is_reported_as_2026_07_28_unless_its_entry_pins_the_h
     rows = {r["name"]: r for r in json.loads(cli("--config", path, "servers", "--json").stdout)}
     assert (rows["both"]["era"], rows["old"]["era"]) == ("2026-07-28", "2025-11-25"), rows
     assert rows["only"]["state"] == "failed" and rows["only"]["era"] is None
-    assert rows["only"]["error"].startswith("server 'only': initialize: error -32022: this server speaks only 2026-07-28"), rows
+    assert rows["only"]["error"].startswith("server 'only': initialize: the server speaks only 2026-07-28; \"protocol\": \"2025-11-25\" pins the handshake era"), rows
 
 
 @pytest.fixture

@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, NoReturn, TextIO
 
 from harness import echo, naming, nesting, schemas
 from harness.errors import HarnessError, ToolError, UsageError
+from harness.spec import State
 from harness.files import write_regular
 from harness.jsonvalue import JSON, JSONMapping, JSONObject
 
@@ -148,7 +149,15 @@ def checked(arguments: JSONObject, schema: JSON, server: str, tool: str) -> None
 async def call(stack: Stack, names: naming.NameMap, tool: str, given: JSONObject | list[tuple[str, str]],
                as_json: bool, output: Path | None, out: TextIO, err: TextIO) -> int:
     """Resolve, type, check, call, show: the exit code (1 if the tool reported an error)."""
-    server, original = resolve(tool, names)
+    try:
+        server, original = resolve(tool, names)
+    except UsageError:
+        down = next((name for name, entry in stack.hub.entries.items() if entry.state is not State.CONNECTED
+                     and (tool.startswith(f"mcp__{naming.normalize(name)}__") or tool.startswith(f"{name}."))), None)
+        if down is None:
+            raise
+        # Its server's error is already on stderr: "no such tool" would send the user looking in the wrong place.
+        raise HarnessError(f"'{tool}' is a tool of server '{down}', which did not connect (its error is above)") from None
     client = stack.hub.clients[server]
     schema = next((t.get("inputSchema") for t in client.tools if t["name"] == original), None) or {"type": "object"}
     arguments = typed(given, schema, tool)

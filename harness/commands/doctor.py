@@ -155,6 +155,10 @@ def connected(hub: Any, servers: Iterable[config.ServerConfig], prog: str) -> tu
         else:
             said = _without_name(str(entry.error or entry.state.value), server.name)
             hint = first_run_hint(server.spec, said)
+            if pinned := re.search(r'set "protocol" to "[^"]+" or "[^"]+"', said):  # an era the server does not speak
+                problems.append(Problem(server.source, server.name, "protocol", said.split("; command: ")[0],
+                                        f"{pinned.group(0)} for server '{server.name}' in {server.source}"))
+                continue
             if remote:
                 fix = f"check that the server at {server.spec.where()} is running, and that '{field}' in {server.source} is its address"  # type: ignore[union-attr]
             else:

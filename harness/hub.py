@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Awaitable, Callable, ItemsView, Iterable, Iterator, Mapping
+from collections.abc import Awaitable, Callable, ItemsView, Iterable, Iterator, Mapping, ValuesView
 from contextlib import nullcontext
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
@@ -125,13 +125,22 @@ def offered(entry: Entry) -> bool:
 
 # lesson: s20
 class _Live(Mapping[str, Client]):
-    """``hub.clients``: the clients of the servers whose tools are offered, read afresh on every access."""
+    """``hub.clients``: the clients of the servers whose tools are offered, as the hub's map is now.
 
-    def __init__(self, entries: Mapping[str, Entry]) -> None:
-        self._entries = entries
+    Which servers are offered depends only on their entries, and the map of entries changes only
+    through the hub's own methods, each of which moves ``version`` on; the view is worked out again
+    on the first access after a move, and is the same dict until the next one.
+    """
+
+    def __init__(self, entries: Mapping[str, Entry], version: Callable[[], int]) -> None:
+        self._entries, self._version = entries, version
+        self._seen: tuple[int, dict[str, Client]] | None = None  # (the version it was read at, the live clients)
 
     def _live(self) -> dict[str, Client]:
-        return {n: e.client for n, e in self._entries.items() if offered(e)}  # type: ignore[misc]
+        seen, now = self._seen, self._version()
+        if seen is None or seen[0] != now:
+            seen = self._seen = (now, {n: e.client for n, e in self._entries.items() if offered(e)})  # type: ignore[misc]
+        return seen[1]
 
     def __getitem__(self, name: str) -> Client:
         return self._live()[name]
@@ -142,9 +151,14 @@ class _Live(Mapping[str, Client]):
     def __len__(self) -> int:
         return len(self._live())
 
+    def __contains__(self, name: object) -> bool:
+        return name in self._live()
+
     def items(self) -> ItemsView[str, Client]:  # type: ignore[override]
-        # One pass: Mapping's own items() looks each name up again, and each lookup reads every entry.
         return self._live().items()
+
+    def values(self) -> ValuesView[Client]:  # type: ignore[override]
+        return self._live().values()
 
 
 class Hub:
@@ -157,9 +171,15 @@ class Hub:
         self._accept = accept
         self._on_change = on_change
         self.entries: Mapping[str, Entry] = MappingProxyType(self._entries)  # read-only to everyone else
-        self.clients: Mapping[str, Client] = _Live(self._entries)
+        self._version = 0  # moved on by every write to the map (``_set``, ``remove``): what a cache of it is keyed on
+        self.clients: Mapping[str, Client] = _Live(self._entries, lambda: self._version)
         self._order = _InOrder()  # connects join in the order asked
         self._connecting: dict[str, anyio.Event] = {}  # name -> an anyio.Event set when its connect under way ends
+
+    @property
+    def version(self) -> int:
+        """A number that changes whenever the map of servers does (an entry set, a server removed), never otherwise."""
+        return self._version
 
     async def __aenter__(self) -> Hub:
         return self
@@ -274,6 +294,7 @@ class Hub:
         if entry.state is not State.CLOSED:
             self._set(replace(entry, state=State.CLOSED), reason)
         del self._entries[name]
+        self._version += 1
         if entry.client is not None:
             await _close(entry.client)
 
@@ -338,6 +359,7 @@ class Hub:
     def _set(self, entry: Entry, reason: str) -> Entry:
         old = self._entries.get(entry.name)
         self._entries[entry.name] = entry
+        self._version += 1
         change = Change(entry.name, old.state if old else None, entry.state, reason)
         if self._transcript is not None:  # recorded, not printed: this may run in a connection's callback
             self._transcript.record("state", server=change.server, old=change.old.value if change.old else None,

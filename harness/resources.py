@@ -40,6 +40,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
+from weakref import WeakKeyDictionary
 
 import anyio
 import mcp_types as types
@@ -243,15 +244,24 @@ class Offering(Mechanism):
 
 
 class WithResources(Sequence[Tool]):
-    """``builtins`` plus the two resource tools while any live server declares resources; read afresh each turn."""
+    """``builtins`` plus the two resource tools while any live server declares resources; read afresh each turn.
+
+    Which live clients could declare resources (have the ``Offers`` members) is looked up again only
+    when the hub's map changes (``Hub.version``); each turn reads their declared capabilities.
+    """
 
     def __init__(self, builtins: Sequence[Tool], hub: Hub) -> None:
         self._builtins, self._hub = list(builtins), hub
         self._tools = tools(hub)
+        self._with = self._builtins + self._tools
+        self._offering: tuple[int, list[Offers]] | None = None  # (the hub's version, its live clients that are Offers)
 
     def _now(self) -> list[Tool]:
-        offered = any(has_resources(c) for c in self._hub.clients.values())
-        return self._builtins + (self._tools if offered else [])
+        offering, version = self._offering, self._hub.version
+        if offering is None or offering[0] != version:
+            offering = self._offering = (version, [c for c in self._hub.clients.values() if isinstance(c, Offers)])
+        offered = any("resources" in c.capabilities for c in offering[1])  # has_resources, its isinstance done above
+        return self._with if offered else self._builtins
 
     def __getitem__(self, index: Any) -> Any:
         return self._now()[index]
@@ -349,10 +359,21 @@ def as_text(prompt: Mapping[str, Any]) -> str:
 
 def show_logs(hub: Hub, transcript: Transcript) -> None:
     """Print the log messages servers sent between calls, oldest first per server, servers by name."""
-    for name in sorted(hub.entries):
-        client = hub.entries[name].client
-        for entry in (client.drain_logs() if isinstance(client, Offers) else []):
+    for client in _log_sources(hub):
+        for entry in client.drain_logs():
             transcript.emit("log", **entry)
+
+
+_SOURCES: WeakKeyDictionary[Hub, tuple[int, list[Offers]]] = WeakKeyDictionary()  # hub -> (its version, the clients that queue logs)
+
+
+def _log_sources(hub: Hub) -> list[Offers]:
+    """The clients of ``hub``'s servers that queue log messages, servers by name; looked up again only when its map changes."""
+    known = _SOURCES.get(hub)
+    if known is None or known[0] != hub.version:
+        clients = (hub.entries[name].client for name in sorted(hub.entries))
+        known = _SOURCES[hub] = (hub.version, [c for c in clients if isinstance(c, Offers)])
+    return known[1]
 
 
 def prompt_rows(hub: Hub) -> list[JSONObject]:

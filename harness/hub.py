@@ -123,21 +123,36 @@ def offered(entry: Entry) -> bool:
     return entry.client is not None and (entry.state in LIVE or entry.state is State.PENDING)
 
 
+class _Entries(dict[str, Entry]):
+    """The hub's map of servers, counting its writes: ``version`` moves on with every entry set or deleted, never
+    otherwise, so a cache of what the map says is keyed on it (the hub writes the map only by ``[name] =`` and ``del``)."""
+
+    version = 0
+
+    def __setitem__(self, name: str, entry: Entry) -> None:
+        super().__setitem__(name, entry)
+        self.version += 1
+
+    def __delitem__(self, name: str) -> None:
+        super().__delitem__(name)
+        self.version += 1
+
+
 # lesson: s20
 class _Live(Mapping[str, Client]):
     """``hub.clients``: the clients of the servers whose tools are offered, as the hub's map is now.
 
-    Which servers are offered depends only on their entries, and the map of entries changes only
-    through the hub's own methods, each of which moves ``version`` on; the view is worked out again
-    on the first access after a move, and is the same dict until the next one.
+    Which servers are offered depends only on their entries, and every write to the map of entries
+    moves its ``version`` on (``_Entries``); the view is worked out again on the first access after
+    a move, and is the same dict until the next one.
     """
 
-    def __init__(self, entries: Mapping[str, Entry], version: Callable[[], int]) -> None:
-        self._entries, self._version = entries, version
+    def __init__(self, entries: _Entries) -> None:
+        self._entries = entries
         self._seen: tuple[int, dict[str, Client]] | None = None  # (the version it was read at, the live clients)
 
     def _live(self) -> dict[str, Client]:
-        seen, now = self._seen, self._version()
+        seen, now = self._seen, self._entries.version
         if seen is None or seen[0] != now:
             seen = self._seen = (now, {n: e.client for n, e in self._entries.items() if offered(e)})  # type: ignore[misc]
         return seen[1]
@@ -166,20 +181,16 @@ class Hub:
 
     def __init__(self, transcript: Transcript | None = None, *, accept: Accept | None = None,
                  on_change: Callable[[Change], None] | None = None) -> None:
-        self._entries: dict[str, Entry] = {}
+        self._entries = _Entries()
         self._transcript = transcript  # every change is recorded there as a "state" event; warnings are printed
         self._accept = accept
         self._on_change = on_change
         self.entries: Mapping[str, Entry] = MappingProxyType(self._entries)  # read-only to everyone else
-        self._version = 0  # moved on by every write to the map (``_set``, ``remove``): what a cache of it is keyed on
-        self.clients: Mapping[str, Client] = _Live(self._entries, lambda: self._version)
+        self.clients: Mapping[str, Client] = _Live(self._entries)
         self._order = _InOrder()  # connects join in the order asked
         self._connecting: dict[str, anyio.Event] = {}  # name -> an anyio.Event set when its connect under way ends
 
-    @property
-    def version(self) -> int:
-        """A number that changes whenever the map of servers does (an entry set, a server removed), never otherwise."""
-        return self._version
+    version = property(lambda self: self._entries.version, doc="Moves on with every change to the map of servers, only then.")
 
     async def __aenter__(self) -> Hub:
         return self
@@ -294,7 +305,6 @@ class Hub:
         if entry.state is not State.CLOSED:
             self._set(replace(entry, state=State.CLOSED), reason)
         del self._entries[name]
-        self._version += 1
         if entry.client is not None:
             await _close(entry.client)
 
@@ -359,7 +369,6 @@ class Hub:
     def _set(self, entry: Entry, reason: str) -> Entry:
         old = self._entries.get(entry.name)
         self._entries[entry.name] = entry
-        self._version += 1
         change = Change(entry.name, old.state if old else None, entry.state, reason)
         if self._transcript is not None:  # recorded, not printed: this may run in a connection's callback
             self._transcript.record("state", server=change.server, old=change.old.value if change.old else None,

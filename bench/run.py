@@ -21,6 +21,9 @@ What it measures, each section side by side in the same run:
               interpreter, beside a plain asyncio.gather of SDK sessions on the same file
               (bench/gather_sdk.py); and the servers left running after each exits
     pool      one turn's pool for 50 servers x 40 tools (2,000 tools)
+    turn      a turn of the whole stack with tool search (screen, pool, permissions, search index;
+              bench/toolsearch_turns.py) at 2,000 and 10,000 tools: nothing changed, and one
+              server listed anew; goals 0.1 ms, 1 ms and 2 ms (2,000, one changed)
     lessons   each lesson's wall time from a cold interpreter beside its own floor: the
               harness's import (a cold `python -c "import ..."` of what such a lesson loads)
               plus the CPU of the servers it started (bench/lesson_cpu.py) over the cores;
@@ -70,7 +73,7 @@ from mock_servers.launch import serve_http  # noqa: E402
 ARGS = {"query": "mcp"}
 SERVER_ARGS = ("-m", "mock_servers.docs", "--transport", "stdio")
 TICK = os.sysconf("SC_CLK_TCK")
-SECTIONS = ("call", "memory", "connect", "close", "cli", "pool", "lessons")
+SECTIONS = ("call", "memory", "connect", "close", "cli", "pool", "turn", "lessons")
 
 
 def stdio_spec(name: str = "docs") -> ServerSpec:
@@ -433,6 +436,21 @@ def bench_pool(rounds: int) -> list[dict[str, Any]]:
             {"section": "pool", "case": "50 servers x 40 tools", "contender": "nothing changed", "value": round(warm_ms, 2), "unit": "ms/turn", "ratio": round(warm_ms / cold_ms, 2)}]
 
 
+def bench_turn(rounds: int) -> list[dict[str, Any]]:
+    from bench.toolsearch_turns import measure
+
+    rows = []
+    for count, repeat in ((2000, 200), (10000, 50)):
+        found = [anyio.run(measure, count, repeat) for _ in range(rounds)]
+        unchanged = median_of_medians([f["stack_unchanged_ms"] for f in found])
+        changed = median_of_medians([f["one_changed_ms"] for f in found])
+        case = f"{found[0]['servers']} servers, {found[0]['tools']:,} tools"
+        rows += [{"section": "turn", "case": case, "contender": "one server listed anew", "value": round(changed, 3), "unit": "ms/turn", "ratio": 1.0},
+                 {"section": "turn", "case": case, "contender": "nothing changed", "value": round(unchanged, 4), "unit": "ms/turn",
+                  "ratio": round(unchanged / changed, 4)}]
+    return rows
+
+
 def bench_cli(rounds: int, n: int = 20) -> list[dict[str, Any]]:
     import tempfile
     import uuid
@@ -578,13 +596,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sizes", default="1,5,20", help="connect: how many servers (comma-separated)")
     parser.add_argument("--only", default=",".join(SECTIONS), help=f"sections to run, of {', '.join(SECTIONS)}")
     parser.add_argument("--json", type=Path, default=ROOT / "bench" / "results.json")
-    parser.add_argument("--quick", action="store_true", help="one round of every goal's figure (calls, connect 20, cli, pool, "
+    parser.add_argument("--quick", action="store_true", help="one round of every goal's figure (calls, connect 20, cli, pool, turn, "
                         "lessons), 100 calls, no lesson warm-up: under 2 minutes on an idle machine")
     args = parser.parse_args(argv)
     if args.quick:
         args.rounds, args.calls, args.sizes = 1, 100, "20"
         if args.only == ",".join(SECTIONS):
-            args.only = "call,connect,cli,pool,lessons"
+            args.only = "call,connect,cli,pool,turn,lessons"
     only = set(args.only.split(","))
     rows: list[dict[str, Any]] = []
     load_before = Path("/proc/loadavg").read_text().split()[:3]
@@ -601,6 +619,8 @@ def main(argv: list[str] | None = None) -> int:
         rows += bench_cli(args.rounds)
     if "pool" in only:
         rows += bench_pool(args.rounds)
+    if "turn" in only:
+        rows += bench_turn(args.rounds)
     if "lessons" in only:
         rows += bench_lessons(args.rounds, warm=not args.quick)
     report = {"rows": rows, "rounds": args.rounds, "cores": os.cpu_count(), "python": sys.version.split()[0],

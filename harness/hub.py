@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Awaitable, Callable, ItemsView, Iterable, Iterator, Mapping
+from collections.abc import Awaitable, Callable, ItemsView, Iterable, Iterator, Mapping, ValuesView
 from contextlib import nullcontext
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
@@ -123,15 +123,39 @@ def offered(entry: Entry) -> bool:
     return entry.client is not None and (entry.state in LIVE or entry.state is State.PENDING)
 
 
+class _Entries(dict[str, Entry]):
+    """The hub's map of servers, counting its writes: ``version`` moves on with every entry set or deleted, never
+    otherwise, so a cache of what the map says is keyed on it (the hub writes the map only by ``[name] =`` and ``del``)."""
+
+    version = 0
+
+    def __setitem__(self, name: str, entry: Entry) -> None:
+        super().__setitem__(name, entry)
+        self.version += 1
+
+    def __delitem__(self, name: str) -> None:
+        super().__delitem__(name)
+        self.version += 1
+
+
 # lesson: s20
 class _Live(Mapping[str, Client]):
-    """``hub.clients``: the clients of the servers whose tools are offered, read afresh on every access."""
+    """``hub.clients``: the clients of the servers whose tools are offered, as the hub's map is now.
 
-    def __init__(self, entries: Mapping[str, Entry]) -> None:
+    Which servers are offered depends only on their entries, and every write to the map of entries
+    moves its ``version`` on (``_Entries``); the view is worked out again on the first access after
+    a move, and is the same dict until the next one.
+    """
+
+    def __init__(self, entries: _Entries) -> None:
         self._entries = entries
+        self._seen: tuple[int, dict[str, Client]] | None = None  # (the version it was read at, the live clients)
 
     def _live(self) -> dict[str, Client]:
-        return {n: e.client for n, e in self._entries.items() if offered(e)}  # type: ignore[misc]
+        seen, now = self._seen, self._entries.version
+        if seen is None or seen[0] != now:
+            seen = self._seen = (now, {n: e.client for n, e in self._entries.items() if offered(e)})  # type: ignore[misc]
+        return seen[1]
 
     def __getitem__(self, name: str) -> Client:
         return self._live()[name]
@@ -142,9 +166,14 @@ class _Live(Mapping[str, Client]):
     def __len__(self) -> int:
         return len(self._live())
 
+    def __contains__(self, name: object) -> bool:
+        return name in self._live()
+
     def items(self) -> ItemsView[str, Client]:  # type: ignore[override]
-        # One pass: Mapping's own items() looks each name up again, and each lookup reads every entry.
         return self._live().items()
+
+    def values(self) -> ValuesView[Client]:  # type: ignore[override]
+        return self._live().values()
 
 
 class Hub:
@@ -152,7 +181,7 @@ class Hub:
 
     def __init__(self, transcript: Transcript | None = None, *, accept: Accept | None = None,
                  on_change: Callable[[Change], None] | None = None) -> None:
-        self._entries: dict[str, Entry] = {}
+        self._entries = _Entries()
         self._transcript = transcript  # every change is recorded there as a "state" event; warnings are printed
         self._accept = accept
         self._on_change = on_change
@@ -160,6 +189,8 @@ class Hub:
         self.clients: Mapping[str, Client] = _Live(self._entries)
         self._order = _InOrder()  # connects join in the order asked
         self._connecting: dict[str, anyio.Event] = {}  # name -> an anyio.Event set when its connect under way ends
+
+    version = property(lambda self: self._entries.version, doc="Moves on with every change to the map of servers, only then.")
 
     async def __aenter__(self) -> Hub:
         return self

@@ -48,6 +48,7 @@ from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any, Protocol, TextIO
 
 from harness import definition, echo, nesting
@@ -160,6 +161,10 @@ class Permissions:
         self.prompter = prompter or NoPrompter()
         self.transcript = transcript
         self.always: dict[str, JSONObject] = {}  # tool name -> the definition "always" was answered for
+        # What ``split`` remembers: the last pool's answer, and each (name, server) judged under ``_judged_under``.
+        self._last_split: tuple[Rules, Sequence[Tool], tuple[tuple[Tool, ...], Mapping[str, str]]] | None = None
+        self._judged: dict[tuple[str, str], str | None] = {}
+        self._judged_under: Rules | None = None
 
     def decide(self, tool: Tool) -> Decision:
         name = tool.name
@@ -186,11 +191,39 @@ class Permissions:
 
     def visible(self, tools: Sequence[Tool]) -> list[Tool]:
         """The pool without the tools a deny rule names."""
-        return [t for t in tools if self.rules.first(DENY, t) is None]
+        return list(self.split(tools)[0])
 
     def hidden(self, tools: Sequence[Tool]) -> dict[str, str]:
         """The tools ``visible`` leaves out, each with the deny rule that names it."""
-        return {t.name: rule for t in tools if (rule := self.rules.first(DENY, t)) is not None}
+        return dict(self.split(tools)[1])
+
+    def split(self, tools: Sequence[Tool]) -> tuple[tuple[Tool, ...], Mapping[str, str]]:
+        """``visible`` and ``hidden`` at once, as values to read, not change: the same two again for the same pool.
+
+        A pool is handed out again as the very same tuple while nothing changed, and a rule
+        matches on a tool's name and server alone: so the last answer is given again for the
+        same tuple under the same ``rules`` object, and otherwise each (name, server) already
+        judged under these rules is looked up, not matched again. Replacing ``rules`` drops both.
+        """
+        rules, last = self.rules, self._last_split
+        if last is not None and last[0] is rules and last[1] is tools and isinstance(tools, tuple):
+            return last[2]
+        known = self._judged if self._judged_under is rules else {}
+        judged: dict[tuple[str, str], str | None] = {}  # only the tools of this pool: the memo never outgrows it
+        kept, hidden = [], {}
+        for tool in tools:
+            key = (tool.name, tool.source)
+            if key not in judged:
+                judged[key] = known[key] if key in known else rules.first(DENY, tool)
+            rule = judged[key]
+            if rule is None:
+                kept.append(tool)
+            else:
+                hidden[tool.name] = rule
+        self._judged, self._judged_under = judged, rules
+        found = (tuple(kept), MappingProxyType(hidden))
+        self._last_split = (rules, tools, found)
+        return found
 
     async def before_call(self, call: Any, tool: Tool) -> ToolResult | None:
         decision = self.decide(tool)
@@ -311,15 +344,27 @@ def schema_texts(schema: Any, limit: int = SCHEMA_PARTS) -> list[tuple[str, str]
 
 @dataclass
 class Screen:
-    """Warns once per tool definition (server, name, description, schema, annotations) that ``suspicious`` flags."""
+    """Warns once per tool definition (server, name, description, schema, annotations) that ``suspicious`` flags.
+
+    A server's tools are looked at again only when its client or its ``tools`` list is another
+    object than at the last check: a client never edits that list in place, it replaces it
+    (a new session, ``list_changed``, a reconnect), so an unchanged server costs one comparison.
+    """
 
     transcript: Transcript | None = None
     seen: set[tuple[str, str, str]] = field(default_factory=set)  # (server, tool, its definition): a redefined tool is screened again
+    _looked: dict[str, tuple[object, object]] = field(default_factory=dict, repr=False)  # server -> (client, tools list) last checked
 
     def check(self, clients: JSONMapping) -> list[str]:
         warnings = []
-        for server in sorted(clients):
-            for tool in clients[server].tools:
+        live = dict(clients.items())
+        for server in sorted(live):
+            client = live[server]
+            tools = client.tools
+            looked = self._looked.get(server)
+            if looked is not None and looked[0] is client and looked[1] is tools:
+                continue
+            for tool in tools:
                 key = (server, tool.get("name", ""), json.dumps(definition.of(tool), sort_keys=True, default=str))
                 if key in self.seen:
                     continue
@@ -331,4 +376,7 @@ class Screen:
                     warnings.append(text)
                     if self.transcript is not None:
                         self.transcript.warning(text)
+            self._looked[server] = (client, tools)
+        for gone in self._looked.keys() - live.keys():  # closed or failed: let its client go
+            del self._looked[gone]
         return warnings

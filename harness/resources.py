@@ -38,8 +38,9 @@ binary contents for the model (s32 saves them to files), completion in the CLI.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
+from weakref import WeakKeyDictionary
 
 import anyio
 import mcp_types as types
@@ -64,6 +65,7 @@ LIST = "list_mcp_resources"
 READ = "read_mcp_resource"
 LOGS_KEPT = 100  # log messages queued between calls; more are dropped until drained
 _KEYS = {"tools": "name", "resources": "uri", "prompts": "name"}  # what names an item of each list
+Verdicts = dict[int, tuple[object, bool]]  # id(client) -> (the client, whether it has the Offers members)
 _METHODS = {"resources": "resources/list", "resource_templates": "resources/templates/list", "prompts": "prompts/list"}
 
 
@@ -243,15 +245,24 @@ class Offering(Mechanism):
 
 
 class WithResources(Sequence[Tool]):
-    """``builtins`` plus the two resource tools while any live server declares resources; read afresh each turn."""
+    """``builtins`` plus the two resource tools while any live server declares resources; read afresh each turn.
+
+    Which live clients could declare resources (have the ``Offers`` members) is looked up again only
+    when the hub's map changes (``Hub.version``); each turn reads their declared capabilities.
+    """
 
     def __init__(self, builtins: Sequence[Tool], hub: Hub) -> None:
         self._builtins, self._hub = list(builtins), hub
         self._tools = tools(hub)
+        self._with = self._builtins + self._tools
+        self._offering: tuple[int, Verdicts, list[Offers]] | None = None  # (the hub's version, verdicts, live clients that offer)
 
     def _now(self) -> list[Tool]:
-        offered = any(has_resources(c) for c in self._hub.clients.values())
-        return self._builtins + (self._tools if offered else [])
+        offering, version = self._offering, self._hub.version
+        if offering is None or offering[0] != version:
+            offering = self._offering = (version, *_offering(self._hub.clients.values(), offering[1] if offering else {}))
+        offered = any("resources" in c.capabilities for c in offering[2])  # has_resources, its isinstance done above
+        return self._with if offered else self._builtins
 
     def __getitem__(self, index: Any) -> Any:
         return self._now()[index]
@@ -349,10 +360,32 @@ def as_text(prompt: Mapping[str, Any]) -> str:
 
 def show_logs(hub: Hub, transcript: Transcript) -> None:
     """Print the log messages servers sent between calls, oldest first per server, servers by name."""
-    for name in sorted(hub.entries):
-        client = hub.entries[name].client
-        for entry in (client.drain_logs() if isinstance(client, Offers) else []):
+    for client in _log_sources(hub):
+        for entry in client.drain_logs():
             transcript.emit("log", **entry)
+
+
+_SOURCES: WeakKeyDictionary[Hub, tuple[int, Verdicts, list[Offers]]] = WeakKeyDictionary()  # hub -> (its version, the clients that queue logs)
+
+
+def _log_sources(hub: Hub) -> list[Offers]:
+    """The clients of ``hub``'s servers that queue log messages, servers by name; looked up again only when its map changes."""
+    known = _SOURCES.get(hub)
+    if known is None or known[0] != hub.version:
+        clients = [hub.entries[name].client for name in sorted(hub.entries)]
+        known = _SOURCES[hub] = (hub.version, *_offering(clients, known[1] if known else {}))
+    return known[2]
+
+
+def _offering(clients: Iterable[object], known: Verdicts) -> tuple[Verdicts, list[Offers]]:
+    """Those of ``clients`` that have the ``Offers`` members, in order, and the verdicts for the next call; a client in
+    ``known`` is not checked again (a runtime protocol check reads every member, and one server changing should not cost
+    a check of every other). Each verdict holds its client, so an id in it is never another object's."""
+    verdicts: Verdicts = {}
+    for client in clients:
+        seen = known.get(id(client))
+        verdicts[id(client)] = seen if seen is not None and seen[0] is client else (client, isinstance(client, Offers))
+    return verdicts, [c for c, offers in verdicts.values() if offers]  # type: ignore[misc]
 
 
 def prompt_rows(hub: Hub) -> list[JSONObject]:

@@ -189,11 +189,12 @@ class Permissions(Part):
 
     def offered(self, turn: Turn, built: Built) -> Turn:
         assert self.permissions is not None
-        for name, rule in self.permissions.hidden(turn.tools).items():  # deny rules hide tools: say so once
+        visible, hidden = self.permissions.split(turn.tools)  # the same two objects again while the pool is the same
+        for name, rule in hidden.items():  # deny rules hide tools: say so once
             if name not in self._said and built.transcript is not None:
                 self._said.add(name)
                 built.transcript.note(f"{name} is not offered: deny rule {rule}")
-        return Turn(turn.system, tuple(self.permissions.visible(turn.tools)))
+        return Turn(turn.system, visible)
 
     def policy(self, policy: Policy, built: Built) -> Policy:
         assert self.permissions is not None

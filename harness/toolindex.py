@@ -36,6 +36,7 @@ embeddings (this stays offline, deterministic and dependency-free); other langua
 from __future__ import annotations
 
 import bisect
+import functools
 import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
@@ -98,6 +99,7 @@ def stem(word: str) -> str:
 SYNONYMS = {stem(w): stem(group[0]) for group in GROUPS for w in group}  # stemmed both sides: "deleting" meets "erase"
 
 
+@functools.lru_cache(maxsize=65536)  # a pure function of the word; a server listed anew repeats its words, not new ones
 def fold(word: str) -> str:
     """One lower-case word as the index keeps it: stemmed, then folded onto its synonym group's word."""
     stemmed = stem(word)

@@ -186,12 +186,14 @@ class Searcher:
                                            + "; ".join(p for p in (f"still loaded: {', '.join(back)}" if back else "",
                                                                    f"gone: {', '.join(gone)}" if gone else "") if p))
 
-    def defers(self, server: str) -> tuple[bool, str]:
-        total = sum(len(s.tools) for s in self.servers.values())
-        return decide(self.modes.get(server, self.mode), total, sum(s.size for s in self.servers.values()), self.context_tokens)
+    def defers(self, server: str, totals: tuple[int, int] | None = None) -> tuple[bool, str]:
+        """Whether ``server``'s tools are deferred, and why; ``totals``: the pool's tool count and size, if summed already."""
+        total, sized = totals or (sum(len(s.tools) for s in self.servers.values()), sum(s.size for s in self.servers.values()))
+        return decide(self.modes.get(server, self.mode), total, sized, self.context_tokens)
 
     def _build(self, offered: Sequence[Tool]) -> tuple[Tool, ...]:
-        decided = {name: self.defers(name)[0] for name in self.servers}
+        totals = (sum(len(s.tools) for s in self.servers.values()), sum(s.size for s in self.servers.values()))  # once, not per server
+        decided = {name: self.defers(name, totals)[0] for name in self.servers}
         copies: dict[int, tuple[Tool, Deferred]] = {}
         builtins, mcp = [], []
         for tool in offered:

@@ -101,13 +101,13 @@ import sys
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from harness import config, echo, era, naming, nesting, redact, schemas, sdk_half, sdklog, signals, terminal
 from harness.ask import Ask, as_form
-from harness.cli_types import Parser, existing_folder, positive
+from harness.cli_types import Parser, existing_folder, json_arguments, positive
 from harness.commands import toolfind  # s36: tools --search, chat --tool-search
-from harness.errors import ConfigError, HarnessError, ToolError, UsageError
+from harness.errors import ConfigError, HarnessError, UsageError
 from harness.exits import exit_now
 from harness.hub import Change, Hub
 from harness.jsonvalue import JSONObject
@@ -367,15 +367,7 @@ def _dispatch(args: argparse.Namespace, trap: Trap, out: TextIO, err: TextIO) ->
 
 
 def _arguments(args: argparse.Namespace) -> JSONObject:
-    try:
-        value = nesting.loads(args.arguments)
-    except nesting.TooDeep as exc:
-        raise UsageError(f"JSON_ARGS: {exc}") from None
-    except json.JSONDecodeError as exc:
-        raise UsageError(f"JSON_ARGS: not valid JSON: {exc.msg}") from None
-    if not isinstance(value, dict):
-        raise UsageError("JSON_ARGS: expected a JSON object, e.g. '{\"query\": \"hooks\"}'")
-    return value
+    return json_arguments(args.arguments)
 
 
 async def _run(args: argparse.Namespace, servers: list[config.ServerConfig], arguments: JSONObject, out: TextIO, err: TextIO) -> int:

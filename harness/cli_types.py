@@ -22,8 +22,13 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import json
 from pathlib import Path
 from typing import Any, NoReturn
+
+from harness import nesting
+from harness.errors import UsageError
+from harness.jsonvalue import JSONObject
 
 
 class Parser(argparse.ArgumentParser):
@@ -64,3 +69,16 @@ def existing_folder(value: str) -> Path:
     if not path.is_dir():
         raise argparse.ArgumentTypeError(f"'{value}' is not a folder")
     return path
+
+
+def json_arguments(text: str) -> JSONObject:
+    """A command's ``JSON_ARGS``: one JSON object, nested at most ``nesting.MAX_NESTING`` deep; else a ``UsageError``."""
+    try:
+        value = nesting.loads(text)
+    except nesting.TooDeep as exc:
+        raise UsageError(f"JSON_ARGS: {exc}") from None
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"JSON_ARGS: not valid JSON: {exc.msg}") from None
+    if not isinstance(value, dict):
+        raise UsageError("JSON_ARGS: expected a JSON object, e.g. '{\"query\": \"hooks\"}'")
+    return value

@@ -31,12 +31,13 @@ import binascii
 import difflib
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn, TextIO
 
-from harness import echo, naming, nesting, schemas
+from harness import echo, naming, schemas
+from harness.cli_types import json_arguments
 from harness.errors import HarnessError, ToolError, UsageError
 from harness.spec import State
 from harness.files import write_regular
@@ -65,15 +66,7 @@ def signature(schema: JSONObject) -> str:
 def raw_arguments(words: Sequence[str]) -> JSONObject | list[tuple[str, str]]:
     """What the command line gave: a JSON object, or ``key=value`` pairs to type once the schema is known."""
     if len(words) == 1 and words[0].lstrip().startswith("{"):
-        try:
-            value = nesting.loads(words[0])
-        except nesting.TooDeep as exc:
-            raise UsageError(f"JSON_ARGS: {exc}") from None
-        except json.JSONDecodeError as exc:
-            raise UsageError(f"JSON_ARGS: not valid JSON: {exc.msg}") from None
-        if not isinstance(value, dict):
-            raise UsageError("JSON_ARGS: expected a JSON object, e.g. '{\"query\": \"hooks\"}'")
-        return value
+        return json_arguments(words[0])
     pairs = []
     for word in words:
         key, sep, value = word.partition("=")

@@ -60,6 +60,7 @@ from harness.transcript import Normalizer, Transcript
 
 if TYPE_CHECKING:
     from harness.hooks import Mechanism
+    from harness.permissions import Prompter
     from harness.wire import WireTap
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -195,6 +196,17 @@ def _workspace(given: Path | None, trap: signals.Trap) -> Iterator[Path]:
     finally:
         if tmp is not None:
             signals.finish(lambda: shutil.rmtree(tmp, ignore_errors=True))
+
+
+def prompter(run: Run) -> Prompter:
+    """Who answers a permission question in a lesson: the terminal in a live run at one, else the scenario's
+    answers, else nobody (so every question is a no)."""
+    from harness import permissions  # s31's module: only for the lessons that ask permission
+
+    if run.args.live and sys.stdin.isatty():
+        return permissions.TerminalPrompter()
+    answers = getattr(getattr(run.model, "scenario", None), "answers", ())
+    return permissions.ScriptedPrompter(answers) if answers else permissions.NoPrompter()
 
 
 async def http_hub(run: Run, stack: AsyncExitStack, transport: str, flags: dict[str, list[str]], tap: WireTap | None,

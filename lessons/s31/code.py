@@ -37,13 +37,6 @@ BASE = "You are a coding agent. Use the tools to answer; be brief."
 HERE = Path(__file__).resolve().parent
 
 
-def prompter(run: lesson.Run) -> permissions.Prompter:
-    if run.args.live and sys.stdin.isatty():
-        return permissions.TerminalPrompter()
-    answers = getattr(getattr(run.model, "scenario", None), "answers", ())
-    return permissions.ScriptedPrompter(answers) if answers else permissions.NoPrompter()
-
-
 async def session(run: lesson.Run) -> None:
     from harness.stack import Permissions, Reload, Stack, upto  # the SDK: after the command line is parsed
 
@@ -52,7 +45,7 @@ async def session(run: lesson.Run) -> None:
     rules = permissions.Rules.read(HERE / "settings.json", "settings.json")
     with wire.recording(run.transcript, run.args) as tap:
         servers = config.load(nowhere, [settings])  # each entry's autoApprove goes to the permissions
-        async with Stack(servers, run.transcript, upto("s31", given=[Reload(settings, lambda: config.load(nowhere, [settings])), Permissions(rules, prompter(run))]),
+        async with Stack(servers, run.transcript, upto("s31", given=[Reload(settings, lambda: config.load(nowhere, [settings])), Permissions(rules, lesson.prompter(run))]),
                          environ=environ, tap=tap) as stack:
             await stack.connect_all()  # the screen looks at every tool once, when it appears
             # Each turn the pool leaves out what a deny rule names, and says so once; every call passes before_call.

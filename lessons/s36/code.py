@@ -31,18 +31,11 @@ Run: python lessons/s36/code.py            (offline, scripted model)
 import sys
 from pathlib import Path
 
-from harness import config, lesson, permissions, wire
+from harness import config, lesson, wire
 
 BASE = "You are a coding agent. Use the tools to answer; be brief."
 HERE = Path(__file__).resolve().parent
 STILL_STARTING = ("mail",)  # configured, never started in this run: pending, as a slow server is
-
-
-def prompter(run: lesson.Run) -> permissions.Prompter:
-    if run.args.live and sys.stdin.isatty():
-        return permissions.TerminalPrompter()
-    answers = getattr(getattr(run.model, "scenario", None), "answers", ())
-    return permissions.ScriptedPrompter(answers) if answers else permissions.NoPrompter()
 
 
 async def session(run: lesson.Run) -> None:
@@ -53,7 +46,7 @@ async def session(run: lesson.Run) -> None:
     settings, nowhere = config.copied(HERE / "cline_mcp_settings.json", run.workspace.root)  # the lesson's file, and no other config
     with wire.recording(run.transcript, run.args) as tap:
         servers = config.load(nowhere, [settings])
-        parts = upto("s36", given=[Reload(settings, lambda: config.load(nowhere, [settings])), Permissions(prompter=prompter(run)),
+        parts = upto("s36", given=[Reload(settings, lambda: config.load(nowhere, [settings])), Permissions(prompter=lesson.prompter(run)),
                                    ToolSearch(run.args.tool_search)])
         async with Stack(servers, run.transcript, parts, environ=environ, tap=tap) as stack:
             await stack.hub.connect_all([s.name for s in servers if s.name not in STILL_STARTING])

@@ -8,8 +8,8 @@ each connection a ``TaskCalls`` (the mechanism, on ``around_send``), which:
                  ``task`` result shape (the SDK's ``extensions=`` and ``result_claims=`` of
                  ``ClientSession``); a server entry's ``"tasks": "off"`` leaves both out
     polls        ``tasks/get`` at the task's ``pollIntervalMs``, kept within ``POLL_S``; each new
-                 status is a transcript note and a progress line (the CLI prints those), and
-                 starts the call timeout again
+                 status is a transcript note (and a line to the part's ``status``: the CLI's
+                 stderr), and starts the call timeout again
     answers      a task in ``input_required``: each form in its ``inputRequests`` goes to the
                  user (the part's ``asker``; with none, declined), and ``tasks/update`` carries
                  the answers; a key already answered is not asked again
@@ -38,7 +38,7 @@ on disk across runs of the harness.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar, Literal
 
@@ -49,6 +49,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import ValidationError
 
+from harness import signals
 from harness.config.task_policy import FIELD, TaskPolicy, policy
 from harness.errors import ConfigError, ToolError
 from harness.guard import printable
@@ -70,6 +71,7 @@ TERMINAL = ("completed", "failed", "cancelled")
 POLL_S = (0.01, 5.0)  # the poll interval is the server's, kept within these bounds (s)
 CANCEL_S = 5.0  # how long tasks/cancel may take once the call is given up
 RECONNECTS = 3  # connections lost while one task runs, before the call fails
+Status = Callable[[str], None]  # told each line a task's following says, beside the transcript (the CLI's stderr)
 
 
 class CreateTask(types.Result):
@@ -134,11 +136,27 @@ class TaskCalls(Mechanism):
 
     order = 45  # inside s33's input rounds (a server may ask before it makes a task), outside s34's era side
 
-    def __init__(self, policy: TaskPolicy, asker: Asker | None = None) -> None:
-        self._policy, self._asker = policy, asker
+    def __init__(self, policy: TaskPolicy, asker: Asker | None = None, status: Status | None = None) -> None:
+        self._policy, self._asker, self._status = policy, asker, status
+        self.running: set[str] = set()  # the tasks being followed, not yet ended nor cancelled
 
     def bind(self, host: Host) -> None:
         self._host = host
+
+    async def cancel(self, session: ClientSession, task_id: str) -> None:
+        """``tasks/cancel`` for a task still followed, once, shielded and bounded; a refusal or a lost server is let be."""
+        if task_id not in self.running:
+            return
+        self.running.discard(task_id)
+        with anyio.CancelScope(shield=True), anyio.move_on_after(CANCEL_S):
+            try:
+                await session.send_request(CancelTask(params=TaskParams(task_id=task_id)), types.EmptyResult)
+            except (MCPError, OSError):
+                return  # the server is gone or refuses: nothing more to tell it
+            said = f"{self._host.name}: task '{printable(task_id, 60)}' cancelled (tasks/cancel sent)"
+            self._host.say("note", said)
+            if self._status is not None:
+                self._status(said)
 
     def session_options(self) -> dict[str, object]:
         # ClientSession's own keywords: the capability every 2026-07-28 request carries, and the shape it lets in.
@@ -150,50 +168,62 @@ class TaskCalls(Mechanism):
         sent = await proceed(call, allow_claimed=True)
         if not isinstance(sent, CreateTask):
             return sent
-        return await Following(self._host, call, self._policy, self._asker).run(sent)
+        return await Following(self, self._host, call, self._policy, self._asker, self._status).run(sent)
 
 
 class Following:
     """One task, from its handle to its end."""
 
-    def __init__(self, host: Host, call: Call, policy: TaskPolicy, asker: Asker | None) -> None:
-        self._host, self._call, self._asker = host, call, asker
+    def __init__(self, calls: TaskCalls, host: Host, call: Call, policy: TaskPolicy, asker: Asker | None,
+                 status: Status | None) -> None:
+        self._calls, self._host, self._call, self._asker, self._status = calls, host, call, asker, status
         self._long = call.tool in policy.long
         self._session = call.session
         self._answered: set[str] = set()
-        self._updates = 0
+        self._task: Detailed  # the task as last seen
 
     def _say(self, text: str) -> None:
         self._host.say("note", f"{self._host.name}: {self._call.tool}: {text}")
+        if self._status is not None:
+            self._status(f"{self._host.name}/{self._call.tool}: {text}")
 
     async def run(self, handle: CreateTask) -> types.CallToolResult:
-        task = Detailed.model_validate(handle.model_dump(by_alias=True, exclude={"result_type"}))
+        task = self._task = Detailed.model_validate(handle.model_dump(by_alias=True, exclude={"result_type"}))
         self._say(f"task '{printable(task.task_id, 60)}' started ({task.status}"
                   + (f": {printable(task.status_message, 100)})" if task.status_message else ")")
-                  + (", a long tool: no call timeout while it is polled" if self._long else ""))
-        seen = (task.status, task.status_message)
+                  + ("; a long tool: no call timeout while it is polled" if self._long else ""))
+        self._calls.running.add(task.task_id)
         try:
-            while task.status not in TERMINAL:
-                if task.status == "input_required":
-                    await self._answer(task)
-                wait = (task.poll_interval_ms or 1000) / 1000
-                await anyio.sleep(min(max(wait, POLL_S[0]), POLL_S[1]))
-                task = await self._poll(task.task_id)
-                if self._long:
-                    self._call.restart()
-                if (task.status, task.status_message) != seen:
-                    seen = (task.status, task.status_message)
-                    await self._progressed(task)
+            with signals.last_words(lambda: self._calls.cancel(self._session, task.task_id)):  # Ctrl-C: cancel, then stop
+                await self._follow(task)
         except BaseException:  # cancelled (Ctrl-C, the call timeout, a closing stack) or failed: the server is told
-            if task.status not in TERMINAL:
-                await self._cancel(task.task_id)
+            if self._task.status not in TERMINAL:
+                await self._calls.cancel(self._session, self._task.task_id)
             raise
-        return self._outcome(task)
+        finally:
+            self._calls.running.discard(task.task_id)
+        return self._outcome(self._task)
 
-    async def _progressed(self, task: Detailed) -> None:
-        self._updates += 1
-        said = f"task '{printable(task.task_id, 60)}' {task.status}" + (f": {task.status_message}" if task.status_message else "")
-        await self._call.progressed(self._updates, None, said)  # a note, the CLI's line, and the call timeout again
+    async def _follow(self, task: Detailed) -> None:
+        """Poll until the task ends, answering what it asks on the way; ``self._task`` is its last state."""
+        seen = (task.status, task.status_message)
+        self._task = task
+        while task.status not in TERMINAL:
+            if task.status == "input_required":
+                await self._answer(task)
+            wait = (task.poll_interval_ms or 1000) / 1000
+            await anyio.sleep(min(max(wait, POLL_S[0]), POLL_S[1]))
+            task = self._task = await self._poll(task.task_id)
+            if self._long:
+                self._call.restart()
+            if (task.status, task.status_message) != seen:
+                seen = (task.status, task.status_message)
+                self._progressed(task)
+
+    def _progressed(self, task: Detailed) -> None:
+        self._say(f"task '{printable(task.task_id, 60)}' {task.status}"
+                  + (f": {printable(task.status_message, 100)}" if task.status_message else ""))
+        self._call.restart()  # the server is working: the call timeout starts again
 
     async def _poll(self, task_id: str) -> Detailed:
         lost = 0
@@ -238,14 +268,6 @@ class Following:
                                                  schema if isinstance(schema, Mapping) else {})
         return {"action": action, **({"content": content} if content is not None else {})}
 
-    async def _cancel(self, task_id: str) -> None:
-        with anyio.CancelScope(shield=True), anyio.move_on_after(CANCEL_S):
-            try:
-                await self._session.send_request(CancelTask(params=TaskParams(task_id=task_id)), types.EmptyResult)
-            except (MCPError, OSError):
-                return  # the server is gone or refuses: nothing more to tell it
-            self._say(f"task '{printable(task_id, 60)}' cancelled (tasks/cancel sent)")
-
     def _outcome(self, task: Detailed) -> types.CallToolResult:
         where, named = self._call.where, f"task '{printable(task.task_id, 60)}'"
         if task.status == "failed":
@@ -263,10 +285,11 @@ class Following:
 @dataclass
 class Tasks(Part):
     """Every connection's calls may become tasks (a server entry's ``"tasks"`` field says how); ``asker``: who answers
-    a task's forms (None: they are declined)."""
+    a task's forms (None: they are declined); ``status``: told each line about a task too (None: the transcript only)."""
 
     lesson: ClassVar[str] = "s39"
     asker: Asker | None = None
+    status: Status | None = None
     _warned: set[str] = field(default_factory=set, init=False)
 
     def mechanisms(self, server: ServerConfig, built: Built) -> Sequence[Mechanism]:
@@ -277,7 +300,7 @@ class Tasks(Part):
                 self._warned.add(server.name)
                 built.transcript.warning(f"{exc}; tasks stay \"on\"")
             chosen = TaskPolicy()
-        return [TaskCalls(chosen, self.asker)] if chosen.declared else []
+        return [TaskCalls(chosen, self.asker, self.status)] if chosen.declared else []
 
 
 __all__ = ["FIELD", "TASKS", "CreateTask", "Detailed", "TaskCalls", "Tasks"]

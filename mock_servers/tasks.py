@@ -14,7 +14,8 @@ The work moves on by one step per ``tasks/get``, never by the clock, so every ru
 same number of times and says the same status messages; ``pollIntervalMs`` is short
 (``POLL_MS``). How a task ends, for the lessons and tests about tasks that go wrong:
 
-    --task-end done     (the default) completed after ``--task-steps`` polls (default 3), with the result
+    --task-end done     (the default) completed after ``--task-steps`` polls (default 3), with the result;
+                        the status says scene 1, 2 and 3 of 3 on the first three, and nothing new after
     --task-end fail     failed at the last step, with a JSON-RPC error (-32603) as the task's error
     --task-end never    working for ever; only ``tasks/cancel`` ends it
     --task-end ask      input_required at the first poll: an elicitation form (which resolution),
@@ -131,7 +132,7 @@ FINISHED = {  # what each long tool's task comes to
     "render_video": lambda args, answer: f"rendered deploy.mp4 ({answer or '720p'}, 3 scenes)",
     "trigger": lambda args, answer: f"deployed {args.get('service', '?')} to {args.get('environment', 'staging')}",
 }
-WORKING = {"render_video": "rendering scene {step} of {steps}", "trigger": "deploying: step {step} of {steps}"}
+WORKING = {"render_video": "rendering scene {step} of 3", "trigger": "deploying: step {step} of 3"}  # then unchanged to the end
 
 
 class Runner:
@@ -197,7 +198,7 @@ class Runner:
         task["_step"] += 1
         step = task["_step"]
         if end == "never" or step < steps:
-            task["statusMessage"] = WORKING[task["_tool"]].format(step=min(step, steps), steps=steps)
+            task["statusMessage"] = WORKING[task["_tool"]].format(step=min(step, 3))
         elif end == "fail":
             task.update(status="failed", statusMessage="the renderer ran out of disk space",
                         _error={"code": -32603, "message": "out of disk space at scene 3"})

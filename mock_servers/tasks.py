@@ -1,7 +1,7 @@
 """Tasks (SEP-2663, ``io.modelcontextprotocol/tasks``) for the catalog servers: a long tool answered with a task handle.
 
     python -m mock_servers.media --transport stdio --tasks [--task-end done|fail|never|ask]
-                                 [--task-dir DIR] [--crash-on-poll N] [--task-steps N]
+                                 [--task-dir DIR] [--crash-on-poll N] [--task-steps N] [--task-poll-ms MS]
 
 With ``--tasks``, a 2026-07-28 ``tools/call`` of a long tool (``LONG``: media's
 ``render_video``, deploy's ``trigger``) from a client that declares the extension in that
@@ -22,6 +22,7 @@ same number of times and says the same status messages; ``pollIntervalMs`` is sh
                         answered by ``tasks/update``; the task then works on with the answer
     --task-dir DIR      keep each task in DIR (one JSON file per task), so a task outlives a
                         restart of the server: a client that polls again after a reconnect finds it
+    --task-poll-ms MS   the ``pollIntervalMs`` every task says (default ``POLL_MS``)
     --crash-on-poll N   the Nth ``tasks/get`` of this DIR's life ends the process (exit code 3),
                         once per DIR (a marker file), so a restarted server serves the task on
 
@@ -56,6 +57,7 @@ class Settings:
     steps: int = 3
     folder: Path | None = None
     crash_on_poll: int | None = None
+    poll_ms: int = 20
 
 
 def options(parser: argparse.ArgumentParser) -> None:
@@ -65,14 +67,16 @@ def options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--task-steps", type=int, default=3, metavar="N", help="polls until a task ends (default: 3)")
     parser.add_argument("--task-dir", type=Path, metavar="DIR", help="keep tasks in DIR, across restarts")
     parser.add_argument("--crash-on-poll", type=int, metavar="N", help="exit (code 3) at the Nth tasks/get, once per --task-dir")
+    parser.add_argument("--task-poll-ms", type=int, default=POLL_MS, metavar="MS", help=f"pollIntervalMs (default: {POLL_MS})")
 
 
 def settings(ns: argparse.Namespace) -> Settings | None:
     """The parsed switches as one value (None without ``--tasks``), taken off ``ns``."""
-    given = {k: vars(ns).pop(k) for k in ("tasks", "task_end", "task_steps", "task_dir", "crash_on_poll")}
+    given = {k: vars(ns).pop(k) for k in ("tasks", "task_end", "task_steps", "task_dir", "crash_on_poll", "task_poll_ms")}
     if not given["tasks"]:
         return None
-    return Settings(given["task_end"], max(1, given["task_steps"]), given["task_dir"], given["crash_on_poll"])
+    return Settings(given["task_end"], max(1, given["task_steps"]), given["task_dir"], given["crash_on_poll"],
+                    max(1, given["task_poll_ms"]))
 
 
 class Store:
@@ -151,7 +155,7 @@ class Runner:
     def start(self, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
         number = len([i for i in self.store.ids() if i.startswith(f"{tool}-")]) + 1
         task = {"taskId": f"{tool}-{number}", "status": "working", "statusMessage": "queued", "createdAt": AT,
-                "lastUpdatedAt": AT, "ttlMs": None, "pollIntervalMs": POLL_MS,
+                "lastUpdatedAt": AT, "ttlMs": None, "pollIntervalMs": self.settings.poll_ms,
                 "_tool": tool, "_arguments": arguments, "_step": 0, "_answer": None}
         self.store.put(task)
         return {"resultType": "task", **_public(task)}

@@ -188,7 +188,8 @@ class Following:
             self._status(f"{self._host.name}/{self._call.tool}: {text}")
 
     async def run(self, handle: CreateTask) -> types.CallToolResult:
-        task = self._task = Detailed.model_validate(handle.model_dump(by_alias=True, exclude={"result_type"}))
+        task = self._task = Detailed.model_construct(  # the handle's fields, validated as it came in
+            task_id=handle.task_id, status=handle.status, status_message=handle.status_message, poll_interval_ms=handle.poll_interval_ms)
         self._say(f"task '{printable(task.task_id, 60)}' started ({task.status}"
                   + (f": {printable(task.status_message, 100)})" if task.status_message else ")")
                   + ("; a long tool: no call timeout while it is polled" if self._long else ""))
@@ -230,6 +231,11 @@ class Following:
         while True:
             try:
                 return await self._session.send_request(GetTask(params=TaskParams(task_id=task_id)), Detailed)
+            except ValidationError as exc:  # a hostile or broken server: the call ends here, and the task is cancelled
+                first = exc.errors()[0] if exc.errors() else {}
+                field = ".".join(str(p) for p in first.get("loc", ())) or "result"
+                raise ToolError(f"{self._call.where}: task '{printable(task_id, 60)}': tasks/get answered with no valid task "
+                                f"({printable(field, 40)}: {printable(str(first.get('msg', 'invalid')), 80)})") from None
             except MCPError as exc:
                 if exc.code != types.CONNECTION_CLOSED or lost >= RECONNECTS:
                     raise

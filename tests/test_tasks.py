@@ -161,3 +161,16 @@ def test_ctrl_c_during_a_task_sends_tasks_cancel_and_exits_130_with_no_process_l
             cli.wait()
         cli.stdout.close()
         cli.stderr.close()
+
+
+def test_a_tasks_get_answer_that_is_no_task_ends_the_call_with_an_error_naming_the_field(tmp_path, monkeypatch):
+    from harness import tasks
+
+    class Broken(tasks.Detailed):  # what a server that leaves out the status would be read as
+        status: int  # type: ignore[assignment]
+
+    monkeypatch.setattr(tasks, "Detailed", Broken)
+    answer, _ = render(media(tmp_path))
+    assert str(answer) == ("server 'media': tool 'render_video': task 'render_video-1': tasks/get answered with no valid task "
+                           "(status: Input should be a valid integer, unable to parse string as an integer)"), answer
+    assert kept(tmp_path)["status"] == "cancelled", "expected the task cancelled when its answers cannot be read"

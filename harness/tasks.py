@@ -13,9 +13,12 @@ each connection a ``TaskCalls`` (the mechanism, on ``around_send``), which:
     answers      a task in ``input_required``: each form in its ``inputRequests`` goes to the
                  user (the part's ``asker``; with none, declined), and ``tasks/update`` carries
                  the answers; a key already answered is not asked again
-    cancels      with ``tasks/cancel`` when the call is cancelled: Ctrl-C, the call timeout (a
-                 tool the config marks long has none while the server answers its polls), a
-                 closing stack. The cancel is sent shielded, bounded by ``CANCEL_S``
+    cancels      with ``tasks/cancel`` when the call is cancelled: the call timeout (a tool the
+                 config marks long has none while the server answers its polls), a closing
+                 stack, and Ctrl-C, whose cancel is the run's last words
+                 (``harness.signals.last_words``: once a signal has cancelled the run, the SDK's
+                 dispatcher is closed and nothing more can be sent). Each task is cancelled
+                 once, shielded, bounded by ``CANCEL_S``
     reconnects   when the connection is lost while a task runs: 2026-07-28 has no session to
                  lose, so after ``reconnect()`` the same task id is polled on the new session
                  (at most ``RECONNECTS`` times per task)

@@ -10,6 +10,8 @@ first signal does depends on where the command is:
   so an SDK await that swallows one ``CancelledError`` cannot keep a hung call alive,
   while cleanup that must finish (stopping servers) is shielded where it runs. After
   the cleanup, ``run`` raises ``Stopped``;
+- inside ``last_words(words)`` too: ``words()`` is awaited first, then the scope is
+  cancelled (a server told something while its connection is still open);
 - inside ``trap.held()``: it waits for the end of the block (a few lines that must not
   be cut in two, such as creating a folder and naming it).
 
@@ -40,11 +42,14 @@ import sys
 import threading
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any, TextIO, TypeVar
 
 from harness.errors import HarnessError, UsageError
 
 T = TypeVar("T")
+LAST_WORDS_S = 5.0  # how long a stopping run waits for its last words (``last_words``) before it cancels
+_last: ContextVar[list[Callable[[], Awaitable[None]]] | None] = ContextVar("last_words", default=None)
 # SIGHUP: the terminal closed (a window, `tmux kill-session`); the run stops as for SIGTERM.
 SIGNALS = {signal.SIGINT: (130, "interrupted"), signal.SIGTERM: (143, "terminated"), signal.SIGHUP: (129, "hung up")}
 
@@ -149,15 +154,51 @@ def run(main: Callable[[], Awaitable[T]], trap: Trap | None = None) -> T:
         raise first_error(group) from None
 
 
+@contextmanager
+def last_words(words: Callable[[], Awaitable[None]]) -> Iterator[None]:
+    """While the block runs, a signal that stops ``run`` first awaits ``words()`` (all of them within
+    ``LAST_WORDS_S``), and only then cancels: for what must reach a server over a connection still
+    open (s39: ``tasks/cancel`` for a task being followed). Outside ``run`` it does nothing."""
+    said = _last.get()
+    if said is None:
+        yield
+        return
+    said.append(words)
+    try:
+        yield
+    finally:
+        if words in said:
+            said.remove(words)
+
+
 async def _guarded(main: Callable[[], Awaitable[T]], trap: Trap) -> T:
     import anyio  # the SDK's async library
 
     loop = asyncio.get_running_loop()
     scope = anyio.CancelScope()
+    said: list[Callable[[], Awaitable[None]]] = []
+    _last.set(said)  # every task main() starts copies this context: they all add to this one list
+    ending: list[asyncio.Task[None]] = []  # the last words' task, kept from the garbage collector
+
+    async def last() -> None:
+        with anyio.move_on_after(LAST_WORDS_S):
+            while said:
+                try:
+                    await said.pop(0)()
+                except Exception:  # noqa: BLE001  (one failed word must not keep the run from stopping)
+                    continue
+        scope.cancel()
+
+    def stop() -> None:
+        if said:
+            ending.append(loop.create_task(last()))
+        else:
+            scope.cancel()
+
     # call_soon_threadsafe: the handler may interrupt the loop's own bookkeeping, and this is
     # the one loop call made to be safe from there (asyncio's own signal support uses it).
     # The scope is entered inside `cancelling`, so a late signal never raises in its exit.
-    with trap.cancelling(lambda: loop.call_soon_threadsafe(scope.cancel)), _wakeup(loop):
+    with trap.cancelling(lambda: loop.call_soon_threadsafe(stop)), _wakeup(loop):
         with scope:
             result = await main()
     if trap.caught:

@@ -46,6 +46,7 @@ SDK leaves them out of a handshake-era one:
                               (default: none set, which the SDK sends as ``ttlMs: 0``, do not reuse)
     --cache-scope SCOPE       ``cacheScope`` with them: ``private`` (the default: this client only)
                               or ``public`` (any client may be served it)
+    --tasks ...               2026-07-28: long tools answer with a task handle (``mock_servers.tasks``)
     --ask-first               2026-07-28: ``resources/read`` and ``prompts/get`` first answer with an
                               input-required result, a form asking who reads; answered, the page or
                               prompt comes back, for that reader
@@ -71,6 +72,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, NoReturn
 
+from mock_servers import tasks
 from mock_servers.catalog import SERVERS, ServerDef
 
 HOST = "127.0.0.1"
@@ -94,6 +96,7 @@ class Options:
     cache_ttl: int | None = None  # ttlMs on the cacheable answers; None: the SDK's default (0)
     cache_scope: str = "private"
     ask_first: bool = False  # reads and prompts answer input-required first (2026-07-28)
+    tasks: Any = None  # mock_servers.tasks.Settings: long tools run as tasks (--tasks), else None
 
 
 MODERN = "2026-07-28"
@@ -199,7 +202,9 @@ def parse(argv: list[str], name: str | None = None) -> tuple[str, Options]:
     parser.add_argument("--cache-ttl", type=_whole(0), metavar="MS", help="ttlMs on every list and resources/read answer")
     parser.add_argument("--cache-scope", choices=("private", "public"), default="private", help="cacheScope with --cache-ttl")
     parser.add_argument("--ask-first", action="store_true", help="2026-07-28: reads and prompts ask who reads, first")
+    tasks.options(parser)
     ns = parser.parse_args(argv)
+    ns.tasks = tasks.settings(ns)
     if ns.malformed_stdout and ns.transport != "stdio":
         parser.error("--malformed-stdout needs --transport stdio (sse/http print only the READY line)")
     if ns.forget_sessions_after is not None and ns.transport != "http":
@@ -224,6 +229,7 @@ def build_server(definition: ServerDef, options: Options, counters: Counters) ->
     import mcp_types as types
     from mcp.server.lowlevel import Server  # not mcp.server: its __init__ imports MCPServer (harness.sdk_half)
 
+    runner = tasks.Runner(options.tasks) if options.tasks is not None else None
     fixed = types.ListToolsResult(tools=[types.Tool.model_validate(t.listing()) for t in definition.tools])
 
     def result(text: str, is_error: bool = False) -> types.CallToolResult:
@@ -250,6 +256,8 @@ def build_server(definition: ServerDef, options: Options, counters: Counters) ->
         tool = definition.tool(params.name)
         if tool is None:
             return result(f"unknown tool '{params.name}'", is_error=True)
+        if runner is not None and runner.takes(ctx, tool.name):
+            return runner.start(tool.name, dict(params.arguments or {}))  # type: ignore[return-value]  # a task handle
         if (tool.execution or {}).get("taskSupport") == "required":
             _task_only(ctx, tool.name)
         try:
@@ -277,6 +285,8 @@ def build_server(definition: ServerDef, options: Options, counters: Counters) ->
         hint = CacheHint(ttl_ms=options.cache_ttl, scope=options.cache_scope)  # type: ignore[arg-type]
         hints = {method: hint for method in CACHED}
     server = Server(definition.name, version=definition.version, cache_hints=hints, **handlers)
+    if runner is not None:
+        runner.plug(server)
     if options.era == MODERN:
         server.middleware.append(_only_modern)
     elif options.era == HANDSHAKE:

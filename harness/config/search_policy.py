@@ -25,6 +25,7 @@ FIELD = "toolSearch"
 AUTO_PERCENT = 10
 KINDS = ("auto", "on", "server", "off")
 ACCEPTED = "auto, auto:N (N a percent, 1 to 100), on, server or off"
+WORDS = {"true": "on", "false": "off"}  # what Claude Code's ENABLE_TOOL_SEARCH takes for on and off
 
 
 @dataclass(frozen=True)
@@ -41,7 +42,8 @@ class Mode:
             return cls(value)
         if value is not None and value.startswith("auto:") and value[5:].isdigit() and 0 < int(value[5:]) <= 100:
             return cls("auto", int(value[5:]))
-        raise ConfigError(f"{where}: expected {ACCEPTED}, not {text!r:.40}")
+        meant = _meant(value) if value is not None else None
+        raise ConfigError(f"{where}: expected {ACCEPTED}, not {text!r:.40}" + (f" (did you mean '{meant}'?)" if meant else ""))
 
     @property
     def defers(self) -> bool | None:
@@ -50,6 +52,13 @@ class Mode:
 
     def __str__(self) -> str:
         return f"auto:{self.percent}" if self.kind == "auto" else self.kind
+
+
+def _meant(value: str) -> str | None:
+    """The value a near miss meant: Claude Code's ENABLE_TOOL_SEARCH words (true, false), or a misspelt one."""
+    import difflib  # only for a bad value
+
+    return WORDS.get(value) or next(iter(difflib.get_close_matches(value, KINDS, n=1, cutoff=0.7)), None)
 
 
 def check(servers: Sequence[Any]) -> None:

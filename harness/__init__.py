@@ -53,6 +53,7 @@ Modules follow lesson order; an earlier module never imports a later one.
     stack         root the one composition root: config -> hub -> connectors -> pool -> policy, from parts
     survey        s35  a scripted model for any config: one read-only call per server, a summary
     toolindex     s36  the search index over tools: BM25 over name, searchHint, parameters, description; per server
+    apisearch     s36  the Messages API's own search tool (tool_search_tool_bm25), for --tool-search server
     toolsearch    s36  deferred loading and tool_search as a stack part: defer_loading, tool_reference, misses that say why
     tasks         s39  SEP-2663 tasks followed as a stack part: polled, answered, cancelled, polled again after a reconnect
     sdklog        CLI  the SDK's log records as escaped "warning: mcp sdk:" lines (the CLI and the lesson runner)

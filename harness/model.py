@@ -62,9 +62,14 @@ class ToolCall:
 class Reply:
     text: str
     tool_calls: tuple[ToolCall, ...] = ()
+    # The API's content blocks as it sent them, when they hold blocks the harness does not make (a server tool's
+    # server_tool_use and its result): the next request must carry those back verbatim. None: made from the rest.
+    content: tuple[JSONObject, ...] | None = None
 
     def as_message(self) -> JSONObject:
         """The assistant message to append to the conversation."""
+        if self.content is not None:
+            return {"role": "assistant", "content": [dict(b) for b in self.content]}
         blocks: list[JSONObject] = [{"type": "text", "text": self.text}] if self.text else []
         blocks += [{"type": "tool_use", "id": c.id, "name": c.name, "input": c.input} for c in self.tool_calls]
         return {"role": "assistant", "content": blocks}
@@ -252,8 +257,25 @@ class ScriptedModel:
 # --- live --------------------------------------------------------------------------
 
 
+# The beta header each server tool type needs (the API refuses the tool without it); sent only when such a tool
+# is in the request, so a request without one is the plain API's.
+BETAS = {"tool_search_tool_bm25_20251119": "advanced-tool-use-2025-11-20",
+         "tool_search_tool_regex_20251119": "advanced-tool-use-2025-11-20"}
+MADE_HERE = ("text", "tool_use")  # the reply blocks ``Reply.as_message`` makes again from text and calls
+
+
+def betas(specs: Sequence[JSONObject]) -> list[str]:
+    """The beta headers the tool definitions ``specs`` need, sorted, each once."""
+    return sorted({BETAS[kind] for spec in specs if isinstance(kind := spec.get("type"), str) and kind in BETAS})
+
+
 class AnthropicModel:
-    """The real model, through the ``anthropic`` SDK's async client."""
+    """The real model, through the ``anthropic`` SDK's async client.
+
+    A server tool in ``tools`` (its ``spec()`` has a ``type``, as ``tool_search_tool_bm25_20251119``) adds the
+    beta header it needs (``BETAS``); the blocks it answers with (``server_tool_use``, ``tool_search_tool_result``)
+    are kept in ``Reply.content`` as the API sent them, so the next request carries them back unchanged.
+    """
 
     def __init__(self, model: str, max_tokens: int = 4096) -> None:
         import anthropic  # imported here so offline runs never load it
@@ -264,20 +286,26 @@ class AnthropicModel:
         self.max_tokens = max_tokens
 
     async def reply(self, system: str, messages: list[JSONObject], tools: Sequence[Tool]) -> Reply:
+        specs = [t.spec() for t in tools]
+        needed = betas(specs)
         try:
             response = await self._client.messages.create(
                 model=self.model,
                 max_tokens=self.max_tokens,
                 system=system,
                 messages=messages,
-                tools=[t.spec() for t in tools],
+                tools=specs,
+                extra_headers={"anthropic-beta": ",".join(needed)} if needed else None,
             )
         except self._anthropic.APIError as exc:
             # The SDK's message never holds the key; the type tells auth from rate limits.
             raise ModelError(f"Anthropic API: {type(exc).__name__}: {getattr(exc, 'message', exc)}") from None
         text = "\n".join(b.text for b in response.content if b.type == "text")
         calls = tuple(ToolCall(b.id, b.name, dict(b.input)) for b in response.content if b.type == "tool_use")
-        return Reply(text, calls)
+        if all(b.type in MADE_HERE for b in response.content):
+            return Reply(text, calls)
+        # to_dict leaves out what the API did not send (exclude_unset), so each block is the API's own
+        return Reply(text, calls, tuple(b.to_dict(mode="json") for b in response.content))
 
 
 def live_model(name: str | None) -> AnthropicModel:

@@ -24,6 +24,9 @@ The policy, per server: ``toolSearch`` in the server's config entry, else the st
 (``--tool-search``; default ``auto``)::
 
     on        defer this server's tools
+    server    defer them too, found by the Messages API's own search tool instead of
+              ours (``harness.apisearch``; a live model only: offline, a server's field
+              saying so is a warning and the server is ``on``)
     off       send them loaded (as s22 does)
     auto      defer when the MCP tool definitions pass 10% of the model's context
     auto:N    ... N% of it; either way, also when there are 30 MCP tools or more (below
@@ -32,8 +35,11 @@ The policy, per server: ``toolSearch`` in the server's config entry, else the st
 The transcript says what was chosen, why, and the size of the definitions the model reads
 up front with and without search (JSON bytes; a token is about 4 of them).
 
-Not handled here: the API's own search tool (``tool_search_tool_bm25_20251119``, which
-searches on Anthropic's side); unloading a tool the model no longer needs.
+With ``server``, the API finds and loads the tools, and the harness learns of a load only
+from a call of the loaded tool: such a call is not refused, and the tool is then held as
+one loaded by ``tool_search`` is. Not handled here: unloading a tool the model no longer
+needs; showing the API's searches in the transcript (the loop prints what the model says
+and calls; the API's blocks travel in ``Reply.content``).
 """
 
 from __future__ import annotations
@@ -44,7 +50,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
-from harness.config.search_policy import FIELD, Mode, argument  # argument: --tool-search, for the lesson
+from harness.apisearch import NAME as API_NAME
+from harness.apisearch import ApiSearch, api_search
+from harness.config.search_policy import FIELD, Mode, argument, live_only  # --tool-search, for the lesson
 from harness.errors import ConfigError, ToolError
 from harness.loop import Policy, Turn
 from harness.model import ToolCall
@@ -65,8 +73,8 @@ LIMIT, MAX_LIMIT = 5, 20
 
 def decide(mode: Mode, tools: int, size: int, context_tokens: int = CONTEXT_TOKENS) -> tuple[bool, str]:
     """Whether to defer under ``mode``, for ``tools`` MCP tools whose definitions are ``size`` JSON bytes; and why."""
-    if mode.kind != "auto":
-        return mode.kind == "on", f"set to {mode}"
+    if mode.defers is not None:
+        return mode.defers, f"set to {mode}"
     share = 100 * size / BYTES_PER_TOKEN / context_tokens
     facts = f"{tools} MCP tools, {size:,} bytes, about {share:.1f}% of a {context_tokens:,}-token context"
     if share >= mode.percent:
@@ -105,7 +113,7 @@ def references(names: Sequence[str]) -> list[dict[str, str]]:
 
 def size(tools: Sequence[Tool]) -> int:
     """JSON bytes of the definitions as the model reads them once loaded (without ``defer_loading``)."""
-    return len(json.dumps([Tool.spec(t) for t in tools]))
+    return len(json.dumps([t.spec() if isinstance(t, ApiSearch) else Tool.spec(t) for t in tools]))
 
 
 _BUILTIN, _LOADED, _DEFERRED = "builtin", "loaded", "deferred"  # what a tool of the pool is in the request
@@ -182,16 +190,11 @@ class _Server:
 class Searcher:
     """The state of tool search in one stack: the index, what is loaded, what was offered last."""
 
-    def __init__(self, mode: Mode, servers: Sequence[Any], context_tokens: int = CONTEXT_TOKENS, limit: int = LIMIT) -> None:
+    def __init__(self, mode: Mode, servers: Sequence[Any], context_tokens: int = CONTEXT_TOKENS, limit: int = LIMIT,
+                 api: bool = False) -> None:
+        """``api``: the model can run the Messages API's search tool (a live one), which ``server`` asks for."""
         self.mode, self.context_tokens, self.limit = mode, context_tokens, limit
-        self.modes: dict[str, Mode] = {}
-        self.refused: list[str] = []  # a bad field's message: said once, and that server follows the stack's policy
-        for server in servers:
-            if FIELD in server.raw:
-                try:
-                    self.modes[server.name] = Mode.parse(server.raw[FIELD], f"server '{server.name}': field '{FIELD}'")
-                except ConfigError as exc:
-                    self.refused.append(f"{exc}; its tools follow --tool-search ({mode})")
+        self.modes, self.refused = _fields(mode, servers, api)  # refused: a bad field's message, said once
         self.index = Index()
         self.servers: dict[str, _Server] = {}
         self.loaded: dict[str, str] = {}  # name -> its server
@@ -201,8 +204,9 @@ class Searcher:
         self._copies = _Copies()
         self._last: tuple[tuple[Tool, ...], tuple[Tool, ...]] | None = None
         self._said = ""
-        self._deferring: list[str] = []
+        self._deferring, self._by_api = [], []  # for the system prompt: the servers whose deferred tools ours finds, the API's
         self.tool = Tool(NAME, _DESCRIPTION, _SCHEMA, self.call, annotations={"readOnlyHint": True})
+        self.api_tool = api_search()
         self.built: Built | None = None
 
     # -- each turn --
@@ -256,7 +260,11 @@ class Searcher:
     def _defers(self, server: str, totals: tuple[int, int]) -> bool:
         """``defers(server)``'s answer alone: the reason is only worded when it is said."""
         mode = self.modes.get(server, self.mode)
-        return mode.kind == "on" if mode.kind != "auto" else self.defers(server, totals)[0]
+        return mode.defers if mode.defers is not None else self.defers(server, totals)[0]
+
+    def by_api(self, server: str) -> bool:
+        """Whether ``server``'s deferred tools are found by the API's search tool (``server``), not ours."""
+        return self.modes.get(server, self.mode).kind == "server"
 
     def _totals(self) -> tuple[int, int]:
         return sum(len(s.tools) for s in self.servers.values()), sum(s.size for s in self.servers.values())
@@ -275,12 +283,15 @@ class Searcher:
             for name in self.loaded:
                 if name not in names and name not in self.held and name in last:
                     self.held[name] = last[name]
-        search = [self.tool] if deferring or self.held else []
+        api = {name for name in deferring if self.by_api(name)}
+        search = [self.tool] if deferring - api or (self.held and not api) else []
+        search += [self.api_tool] if api else []
         if self.held:  # where it was: the MCP block is sorted by name (s22), so the array keeps its bytes
             mcp = sorted([*mcp, *self.held.values()], key=lambda t: t.name)
         tools = (*builtins, *search, *mcp)
         self._offered, self._by_name = tools, None
-        self._deferring = sorted(deferring)  # for the system prompt, each turn
+        self._deferring = sorted(deferring - api)  # for the system prompt, each turn
+        self._by_api = sorted(api)
         self._report(tools, decided)
         return tools
 
@@ -303,13 +314,7 @@ class Searcher:
         transcript.note(_sizes(tools, on, why, self))
 
     def _system(self, system: str, built: Built) -> str:
-        deferring = self._deferring
-        if not deferring:
-            return system
-        text = (f"{system}\nTool search: the tools of {', '.join(deferring)} are deferred: find them with {NAME} "
-                "(keywords, +word for a word the name must have, or select:name,name), then call them.")
-        away = unavailable(built.hub)
-        return f"{text}\nNot connected, so not searchable yet: {', '.join(away)}." if away else text
+        return _system(system, self._deferring, self._by_api, built.hub)
 
     # -- the search tool --
 
@@ -375,10 +380,47 @@ class Searcher:
     def refusal(self, tool: Tool) -> ToolResult | None:
         if tool.name in self.held:
             return ToolResult.failure(f"{tool.name} is gone: {state(self.built.hub, self.loaded.get(tool.name, tool.source))}")
+        if isinstance(tool, Deferred) and tool.name not in self.loaded and self.by_api(tool.source):
+            self.loaded[tool.name] = tool.source  # the API loaded it (it refuses a call of a tool it did not): now we know
+            return None
         if isinstance(tool, Deferred) and tool.name not in self.loaded:
             return ToolResult.failure(f"{tool.name} is deferred and not loaded: call {NAME} with query "
                                       f"'select:{tool.name}' first")
         return None
+
+
+def _fields(mode: Mode, servers: Sequence[Any], api: bool) -> tuple[dict[str, Mode], list[str]]:
+    """Each server's own ``toolSearch`` mode, and what was wrong with a field: a bad value (that server follows
+    ``mode``), or ``server`` with no live model to run the API's search (that server is ``on``)."""
+    modes: dict[str, Mode] = {}
+    refused: list[str] = []
+    for server in servers:
+        if FIELD not in server.raw:
+            continue
+        where = f"server '{server.name}': field '{FIELD}'"
+        try:
+            modes[server.name] = Mode.parse(server.raw[FIELD], where)
+        except ConfigError as exc:
+            refused.append(f"{exc}; its tools follow --tool-search ({mode})")
+            continue
+        if modes[server.name].kind == "server" and not api:
+            modes[server.name] = Mode("on")
+            refused.append(f"{where}: server needs a live model (the Messages API runs that search); its tools are on: found by {NAME}")
+    return modes, refused
+
+
+def _system(system: str, deferring: Sequence[str], by_api: Sequence[str], hub: Any) -> str:
+    """The system prompt with how to find the deferred tools (ours, the API's), and what is not connected yet."""
+    if not deferring and not by_api:
+        return system
+    text = system
+    if deferring:
+        text += (f"\nTool search: the tools of {', '.join(deferring)} are deferred: find them with {NAME} "
+                 "(keywords, +word for a word the name must have, or select:name,name), then call them.")
+    if by_api:
+        text += f"\nTool search: the tools of {', '.join(by_api)} are deferred: find them with {API_NAME} (a query in plain words), then call them."
+    away = unavailable(hub)
+    return f"{text}\nNot connected, so not searchable yet: {', '.join(away)}." if away else text
 
 
 def unavailable(hub: Any) -> list[str]:
@@ -410,10 +452,12 @@ def state(hub: Any, server: str) -> str:
 
 def _sizes(tools: Sequence[Tool], on: Sequence[str], why: str, searcher: Searcher) -> str:
     up_front = [t for t in tools if not isinstance(t, Deferred)]
-    whole = [t for t in tools if t.name != NAME]
+    whole = [t for t in tools if t.name != NAME and not isinstance(t, ApiSearch)]
     if on:
         deferred_count = len(tools) - len(up_front)
-        return (f"tool search: on for {', '.join(on)} ({why}): {deferred_count} tools deferred; the model reads "
+        by_api = [n for n in on if searcher.by_api(n)]
+        found = f"; the API's {searcher.api_tool.name} searches those of {', '.join(by_api)}" if by_api else ""
+        return (f"tool search: on for {', '.join(on)} ({why}){found}: {deferred_count} tools deferred; the model reads "
                 f"{len(up_front)} definitions up front, {size(up_front):,} bytes, not all {len(whole)}: {size(whole):,} bytes "
                 f"({_percent(size(up_front), size(whole))})")
     searched = [t for t in whole if t.source == "builtin" or t.name in searcher.loaded or
@@ -439,18 +483,21 @@ _SCHEMA = {"type": "object", "properties": {
 
 @dataclass
 class ToolSearch(Part):
-    """``mode``: the stack's policy (``auto``, ``auto:N``, ``on``, ``off``), for servers without a ``toolSearch`` field;
-    ``context_tokens``: the model's context, for ``auto``; ``limit``: matches per search when the model gives none."""
+    """``mode``: the stack's policy (``auto``, ``auto:N``, ``on``, ``server``, ``off``), for servers without a
+    ``toolSearch`` field; ``context_tokens``: the model's context, for ``auto``; ``limit``: matches per search when
+    the model gives none; ``api``: a live model, which ``server`` needs."""
 
     lesson: ClassVar[str] = "s36"
     mode: str = "auto"
     context_tokens: int = CONTEXT_TOKENS
     limit: int = LIMIT
+    api: bool = False  # the model can run the API's own search tool (live): what ``server`` needs
     searcher: Searcher | None = field(default=None, init=False)
 
     async def enter(self, built: Built) -> None:
+        live_only(self.mode, self.api)
         entries = [s for s in built.servers if s.spec is not None]
-        self.searcher = Searcher(Mode.parse(self.mode, "--tool-search"), entries, self.context_tokens, self.limit)
+        self.searcher = Searcher(Mode.parse(self.mode, "--tool-search"), entries, self.context_tokens, self.limit, self.api)
         for problem in self.searcher.refused:
             if built.transcript is not None:
                 built.transcript.warning(problem)
@@ -465,7 +512,7 @@ class ToolSearch(Part):
         before, after, render, show = policy.before_call, policy.after_result, policy.render, policy.show
 
         async def before_call(call: ToolCall, tool: Tool) -> ToolResult | None:
-            if tool is searcher.tool:
+            if tool is searcher.tool or tool is searcher.api_tool:
                 return None  # it reads the index and nothing else: nothing to ask
             refused = searcher.refusal(tool)
             return refused if refused is not None else await before(call, tool)

@@ -44,8 +44,8 @@ READ_FILE = Tool("read_file", "Read a file.", {"type": "object"}, _read)
 class Rig:
     """A hub of fleet servers (``kinds``: name -> tool count), the part entered, and its turns."""
 
-    def __init__(self, kinds: dict[str, int], mode: str = "auto", fields: dict[str, dict] | None = None) -> None:
-        self.kinds, self.mode, self.fields = dict(kinds), mode, fields or {}
+    def __init__(self, kinds: dict[str, int], mode: str = "auto", fields: dict[str, dict] | None = None, api: bool = False) -> None:
+        self.kinds, self.mode, self.fields, self.api = dict(kinds), mode, fields or {}, api
         self.out = io.StringIO()
         self.transcript = Transcript(self.out)
         self.defs: dict[str, ServerDef] = {k: fleet.server(k, n) for k, n in kinds.items()}
@@ -58,7 +58,7 @@ class Rig:
         servers = [ServerConfig(n, "test", "test.json", None, raw=MappingProxyType(self.fields.get(n, {}))) for n in self.kinds]
         self.built = Built(self.transcript, Redactor(), servers, {}, self.exits, lambda s: None)
         self.built.hub = self.hub
-        self.part = ToolSearch(self.mode)
+        self.part = ToolSearch(self.mode, api=self.api)
         await self.part.enter(replace(self.built, servers=[replace(s, spec=object()) for s in servers]))
         self.source = pool.rebuilt("base", [READ_FILE], self.hub.clients, entries=self.hub.entries)
         self.policy = self.part.policy(Policy(), self.built)
@@ -313,7 +313,7 @@ def test_a_servers_own_field_wins_over_the_stacks_policy():
 def test_a_bad_field_in_a_stack_is_said_and_that_server_follows_the_stacks_policy():
     async def body(rig):
         turn = rig.turn()
-        assert "warning: server 'chat': field 'toolSearch': expected auto, auto:N (N a percent, 1 to 100), on or off, not 'sometimes'; " \
+        assert "warning: server 'chat': field 'toolSearch': expected auto, auto:N (N a percent, 1 to 100), on, server or off, not 'sometimes'; " \
                "its tools follow --tool-search (auto:10)" in rig.said()
         assert any(isinstance(t, Deferred) and t.source == "chat" for t in turn.tools)
         return None

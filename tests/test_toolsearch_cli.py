@@ -50,3 +50,5 @@ def test_chat_with_tool_search_loads_what_it_finds(config, tmp_path):
     assert '  <- chat.send_direct_message: ok {"text": "green", "user_id": "priya"}' in done.stdout
     bad = cli("--config", str(config), "chat", "--scenario", str(script), "--tool-search", "sometimes")
     assert bad.returncode == 2 and "--tool-search: expected auto, auto:N" in bad.stderr, bad.stderr
+    offline = cli("--config", str(config), "chat", "--scenario", str(script), "--tool-search", "server")
+    assert offline.returncode == 2 and "error: --tool-search server needs --live" in offline.stderr and not offline.stdout, offline.stderr

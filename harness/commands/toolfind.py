@@ -4,8 +4,9 @@
   ``tool_search`` would (``harness.toolindex``: the three query forms, name, searchHint,
   parameters and description), each with its score and why it matched; ``--json`` gives the
   same as data. Every tool is searched, deferred or not: this is the user looking, not the model.
-- ``chat --tool-search auto|auto:N|on|off`` puts ``harness.toolsearch.ToolSearch`` in chat's
-  stack with that policy; without the flag chat's pool is s22's, every definition loaded.
+- ``chat --tool-search auto|auto:N|on|server|off`` puts ``harness.toolsearch.ToolSearch`` in
+  chat's stack with that policy (``server``, the API's own search tool, with ``--live`` only);
+  without the flag chat's pool is s22's, every definition loaded.
 
 A CLI extension (``harness.commands.extension``), imported when the parser is built: nothing
 heavy at the top. Not handled here: the model's side (``harness.toolsearch``).
@@ -21,7 +22,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from harness import echo
 from harness.cli_types import positive
 from harness.commands.extension import Extension
-from harness.config.search_policy import argument
+from harness.config.search_policy import argument, live_only
 
 if TYPE_CHECKING:
     from harness.parts import Part
@@ -53,7 +54,8 @@ def options(tools: argparse.ArgumentParser, chat: argparse.ArgumentParser) -> No
     tools.add_argument("--search", metavar="QUERY", help="rank the tools for QUERY: keywords, +word (must be in the name), or select:a,b")
     tools.add_argument("--limit", type=positive, default=10, metavar="N", help="with --search: at most N matches (default: 10)")
     chat.add_argument("--tool-search", type=argument, metavar="POLICY",
-                      help="defer MCP tools and offer tool_search: auto, auto:N (N%% of the context), on or off (default: every tool loaded)")
+                      help="defer MCP tools and offer tool_search: auto, auto:N (N%% of the context), on, server (the API's own "
+                           "search; with --live) or off (default: every tool loaded)")
 
 
 def parts(args: argparse.Namespace) -> list[Part]:
@@ -61,9 +63,10 @@ def parts(args: argparse.Namespace) -> list[Part]:
     policy = vars(args).get("tool_search")
     if policy is None:
         return []
+    live_only(policy, args.live)  # before anything starts
     from harness.toolsearch import ToolSearch  # the loop's types and the index: only when chat asks for the part
 
-    return [ToolSearch(policy)]
+    return [ToolSearch(policy, api=args.live)]
 
 
 def listed(hub: Any, names: Any, args: argparse.Namespace, out: TextIO) -> int:

@@ -4,6 +4,7 @@
     autoApprove      harness.permissions.auto_approve   s31
     maxOutputTokens  harness.output.caps                s32
     protocol         harness.era.check                  s34
+    toolSearch       harness.config.search_policy.check s36
 
 Config never says what these fields mean: each mechanism reads its own from
 ``ServerConfig.raw`` where it is used. But a value the mechanism would refuse is found here,
@@ -54,7 +55,14 @@ def _protocol(servers: list[ServerConfig]) -> object:
     return check(servers)
 
 
-CHECKERS: dict[str, Checker] = {"autoApprove": _auto_approve, "maxOutputTokens": _caps, "protocol": _protocol}
+def _tool_search(servers: list[ServerConfig]) -> object:
+    from harness.config.search_policy import check  # only a config with toolSearch
+
+    return check(servers)
+
+
+CHECKERS: dict[str, Checker] = {"autoApprove": _auto_approve, "maxOutputTokens": _caps, "protocol": _protocol,
+                                "toolSearch": _tool_search}
 
 
 def register(field: str, checker: Checker) -> None:

@@ -19,10 +19,13 @@ before the user has said anything; here each MCP tool goes in the request with
 `--tool-search auto|auto:N|on|off` sets the policy (default auto: on here, since 240 tools
 pass 30); `--tool-search off --scenario lessons/s36/off.yaml` shows what search saves.
 
-Not here: the connect_mcp tool (s20), since every server comes from the settings file.
-Not yet: the API's own search tool (`tool_search_tool_bm25_20251119`).
+`--live --tool-search server` offers the Messages API's own search tool instead of ours
+(`tool_search_tool_bm25_20251119`, `harness/apisearch.py`); `lessons/s36/server.yaml` is a
+script for it. Offline it is refused: no scripted model can run Anthropic's search.
 
-New modules: harness/toolsearch.py, harness/toolindex.py, mock_servers/fleet.py
+Not here: the connect_mcp tool (s20), since every server comes from the settings file.
+
+New modules: harness/toolsearch.py, harness/toolindex.py, harness/apisearch.py, mock_servers/fleet.py
 
 Run: python lessons/s36/code.py            (offline, scripted model)
      python lessons/s36/code.py --live     (real model; needs ANTHROPIC_API_KEY)
@@ -47,7 +50,7 @@ async def session(run: lesson.Run) -> None:
     with wire.recording(run.transcript, run.args) as tap:
         servers = config.load(nowhere, [settings])
         parts = upto("s36", given=[Reload(settings, lambda: config.load(nowhere, [settings])), Permissions(prompter=lesson.prompter(run)),
-                                   ToolSearch(run.args.tool_search)])
+                                   ToolSearch(run.args.tool_search, api=run.args.live)])
         async with Stack(servers, run.transcript, parts, environ=environ, tap=tap) as stack:
             await stack.hub.connect_all([s.name for s in servers if s.name not in STILL_STARTING])
             # Each turn the part marks the MCP tools deferred and adds tool_search; its policy refuses a deferred
@@ -60,7 +63,7 @@ def options(parser) -> None:
 
     wire.options(parser)
     parser.add_argument("--tool-search", default="auto", metavar="POLICY", type=argument,
-                        help="auto, auto:N (N%% of the context), on or off (default: auto)")
+                        help="auto, auto:N (N%% of the context), on, server (the API's own search; with --live) or off (default: auto)")
 
 
 def main(argv=None, out=sys.stdout) -> int:

@@ -6,6 +6,7 @@ others run the CLI in this process, where stderr is not a terminal.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import pty
@@ -115,3 +116,19 @@ def test_wire_prints_every_frame_on_stderr_with_the_server_s_secrets_redacted(tm
     assert SECRET not in done.stdout + done.stderr, "a secret the server was started with never shows, on the wire or off it"
     assert '"name": "${API_TOKEN}"' in done.stderr, f"expected the secret shown by its name in the frame, got {done.stderr}"
     assert json.loads(done.stdout)["is_error"] is False, "stdout is the command's own output, frames are not in it"
+
+
+def test_levels_colours_a_line_by_how_it_starts_and_quiet_never_holds_a_question_back():
+    from harness.commands.streams import Levels
+
+    shown = io.StringIO()
+    painted = Levels(shown, colour=True)
+    for text in ("docs: connected\n", "hint: failed to start? see above\n", "error: x", "\n", "lost: server 'a': cwd: gone\n"):
+        painted.write(text)
+    assert shown.getvalue() == ("docs: \x1b[32mconnected\x1b[0m\nhint: failed to start? see above\n\x1b[31merror: x\x1b[0m\n"
+                                "\x1b[33mlost: server 'a': cwd: gone\x1b[0m\n"), repr(shown.getvalue())
+    kept = io.StringIO()
+    quiet = Levels(kept, quiet=True)
+    for text in ("warning: a", "\n", "allow docs.x? [y]es, [n]o: ", "y\n", "note: n\nerror: c\n"):
+        quiet.write(text)
+    assert kept.getvalue() == "allow docs.x? [y]es, [n]o: y\nerror: c\n", repr(kept.getvalue())

@@ -59,13 +59,14 @@ def convert(source: Path, target: str, fmt: str | None, output: Path | None, for
     servers, inputs, lost = converting.read(source, fmt)
     text, more = converting.write(servers, inputs, target)
     lost += more
-    for line in lost:
-        err.write(f"lost: {line}\n")
     if output is None:
         out.write(text)
     else:
-        written(output, text, force)
-        err.write(f"{output}: written as {target}\n")
+        written(output, text, force)  # first: a file that cannot be written is the one error, said alone
+    for line in lost:
+        err.write(f"lost: {line}\n")
+    if output is not None:
+        err.write(f"note: {output}: written as {target}\n")
     return 1 if lost else 0
 
 

@@ -37,7 +37,9 @@ if TYPE_CHECKING:
 RED, YELLOW, GREEN, DIM, RESET = "\x1b[31m", "\x1b[33m", "\x1b[32m", "\x1b[2m", "\x1b[0m"
 STATES = {"connected": GREEN, "failed": RED, "needs-auth": YELLOW, "blocked": YELLOW, "disabled": DIM, "closed": DIM}
 QUIET_DROPS = ("warning:", "hint:", "note:", "progress:", "lost:", "state:")  # what --quiet keeps off stderr
-_STATE = re.compile(r"^(state: .+ -> |[^\s:]+: )(" + "|".join(map(re.escape, STATES)) + r")\b")
+_NAMES = "|".join(map(re.escape, STATES))
+# A state line: --verbose's "state: docs: pending -> connected: ...", or the terminal's progress "docs: connected".
+_STATE = re.compile(rf"^(state: .+ -> )({_NAMES})\b|^([^\s:]+: )({_NAMES})$")
 
 
 def options(option: Callable[..., None]) -> None:
@@ -93,7 +95,7 @@ class Levels:
         found = _STATE.match(body)
         if found is None:  # a state line's later piece
             return body
-        head, state = found.group(1), found.group(2)
+        head, state = (found.group(1), found.group(2)) if found.group(2) else (found.group(3), found.group(4))
         return f"{head}{STATES[state]}{state}{RESET}{body[found.end():]}"
 
     def flush(self) -> None:

@@ -11,7 +11,8 @@
     mcp-course --version
 
 (``python -m harness`` is the same program.) OPTIONS (``--config FILE``..., ``--json``,
-``--home``, ``--managed``, ``--answer``, ``--root``, ``--token-store``, ``--sign-in``) go
+``--home``, ``--managed``, ``--answer``, ``--root``, ``--token-store``, ``--sign-in``, ``--wire``, ``--verbose``,
+``--quiet``: harness.commands.streams) go
 before or after the command. It reads the config you already have (``--config FILE``,
 repeatable; with none, Claude Code's scopes from the current folder: see
 ``harness.config``), connects the servers the command needs at once, on the stack every
@@ -110,6 +111,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from harness import config, echo, era, naming, nesting, redact, schemas, sdk_half, sdklog, signals, terminal
 from harness.ask import Ask, as_form
 from harness.cli_types import Parser, existing_folder, json_arguments, positive
+from harness.commands import streams
 from harness.commands.extension import Extension
 from harness.commands.extensions import EXTENSIONS
 from harness.errors import ConfigError, HarnessError, UsageError
@@ -226,6 +228,7 @@ def _options(group: argparse._ActionsContainer, after: bool = False) -> None:
     option("--managed", dest="managed", type=Path, default=config.Paths().managed, metavar="DIR",
            help=f"the enterprise folder (managed-mcp.json, managed-settings.json; default: {config.Paths().managed})")
     config.add_arguments(group, option)  # --format, --input: what they mean is the config's (harness.config.cli)
+    streams.options(option)  # --wire, --verbose, --quiet (harness.commands.streams)
     option("--json", dest="json", action="store_true", default=False,
            help=f"print JSON instead of text ({', '.join(JSON_COMMANDS)})")
     option("--answer", dest="answer", action="append", default=[], type=_answer, metavar="ANSWER",
@@ -307,7 +310,7 @@ def main(argv: list[str] | None = None, out: TextIO | None = None, err: TextIO |
     args.plugged = tuple(parts)
     # Every line the CLI prints, a server's answer included, is redacted of the secrets the stack registers and escaped.
     args.redactor = redact.Redactor()
-    out, err = terminal.Writer(out or sys.stdout, args.redactor), terminal.Writer(err or sys.stderr, args.redactor)
+    out, err = terminal.Writer(out or sys.stdout, args.redactor), terminal.Writer(streams.levels(err or sys.stderr, args), args.redactor)
     try:
         # From here a signal is one line and an exit code, whatever phase it lands in; and the SDK's logs are lines of ours.
         with signals.trapped() as trap, sdklog.routed(err):
@@ -328,6 +331,8 @@ def main(argv: list[str] | None = None, out: TextIO | None = None, err: TextIO |
 def _dispatch(args: argparse.Namespace, trap: Trap, out: TextIO, err: TextIO) -> int:
     """One command, from the cheapest: those that start nothing first, then those that connect (under ``trap``)."""
     with_json = JSON_COMMANDS + tuple(c.name for e in EXTENSIONS for c in e.commands if c.json)
+    if args.quiet and args.verbose:
+        raise UsageError("--quiet and --verbose: give one of them")
     if args.json and args.command not in with_json:
         raise UsageError(f"--json: '{args.command}' has no JSON output (it goes with {', '.join(with_json)})")
     if args.command == "completion":
@@ -392,7 +397,7 @@ def _arguments(args: argparse.Namespace) -> JSONObject:
 
 async def _run(args: argparse.Namespace, servers: list[config.ServerConfig], arguments: JSONObject, out: TextIO, err: TextIO) -> int:
     progress = _progress(err) if not args.json and err.isatty() else None
-    shown = not args.json and err.isatty()  # progress is for a person at a terminal; warnings always go to stderr
+    shown = not args.json and (err.isatty() or args.verbose)  # progress is for a person at a terminal; warnings always go to stderr
 
     def warn(text: str) -> None:
         err.write(f"warning: {text}\n")
@@ -466,8 +471,9 @@ def _stack(args: argparse.Namespace, servers: list[config.ServerConfig], err: Te
     """The stack of every command but chat. The user runs these by hand: nothing to ask permission for, no file to watch."""
     from harness.stack import Permissions, Stack, upto  # the SDK: only once there is something to connect
 
-    return Stack(servers, None, upto(given=_parts(args, args.answer, err=err), without=(Permissions,)),
-                 redactor=vars(args).get("redactor"), on_change=on_change, warn=warn, progress=progress)
+    said = streams.side(args, err)  # --wire's frames and --verbose's states and notes: on stderr
+    return Stack(servers, None, upto(given=_parts(args, args.answer, err=err), without=(Permissions,)), tap=streams.tap(args, said),
+                 redactor=vars(args).get("redactor"), on_change=streams.changes(args, said) or on_change, warn=warn, progress=progress)
 
 
 async def _login(args: argparse.Namespace, server: config.ServerConfig, out: TextIO, err: TextIO) -> int:

@@ -265,7 +265,7 @@ turns:
   - text: Done.
 """)
     terminal, side = pty.openpty()  # stdin and stderr a terminal: the prompter asks there
-    env = {**os.environ, "PYTHONHASHSEED": "0", "PYTHONUTF8": "1"}
+    env = {**os.environ, "PYTHONHASHSEED": "0", "PYTHONUTF8": "1", "NO_COLOR": "1"}  # the last words, not their colour
     argv = [sys.executable, "-m", "harness", "--managed", str(ROOT / "tests" / "no-managed-folder"), "--config", str(settings),
             "chat", "--scenario", str(script)]
     chat = subprocess.Popen(argv, stdin=side, stdout=subprocess.PIPE, stderr=side, cwd=ROOT, env=env, start_new_session=True)

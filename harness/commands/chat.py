@@ -20,6 +20,7 @@ from collections.abc import Callable
 from typing import TextIO
 
 from harness import config
+from harness.commands import streams
 from harness.errors import UsageError
 from harness.loop import run_agent
 from harness.model import Model, Scenario, ScriptedModel, live_model
@@ -56,7 +57,7 @@ async def chat(args: argparse.Namespace, paths: config.Paths, servers: list[conf
     parts = options(scripted, model if args.live else None, transcript)
     if len(args.config) == 1:  # one file to watch: its edits apply between turns
         parts.append(Reload(args.config[0], lambda: config.load(paths, args.config, **config.options(args, sys.stderr)), str(args.config[0])))
-    async with Stack(servers, transcript, upto(given=parts)) as stack:
+    async with Stack(servers, transcript, upto(given=parts), tap=streams.tap(args, transcript)) as stack:  # --wire: frames inline
         await stack.connect_all()
         private = [stack.token_store] if stack.token_store is not None else []
         builtins = Workspace(args.workspace).keep_out(*private).tools() if args.workspace else []  # the tools never reach the tokens

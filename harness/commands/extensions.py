@@ -13,6 +13,7 @@ from harness.commands.extension import Extension
 
 from harness.commands import toolfind  # s36: tools --search, chat --tool-search
 from harness.commands import taskcmd  # s39: tasks followed in every command, status lines on stderr
+from harness.commands import convert  # convert --from FILE --to FORMAT, between the clients' formats
 
 EXTENSIONS: tuple[Extension, ...] = tuple(
     value.EXTENSION for value in list(globals().values()) if isinstance(value, ModuleType) and isinstance(getattr(value, "EXTENSION", None), Extension))

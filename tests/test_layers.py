@@ -23,7 +23,7 @@ LAYERS = [  # top first; a prefix names a module or a package
                                    "harness.elicit", "harness.permissions", "harness.output", "harness.ask"]),
     ("one connection and its mechanisms", ["harness.connection", "harness.sessions", "harness.opening", "harness.calls",
                                            "harness.hooks", "harness.lifecycle", "harness.expiry", "harness.era",
-                                           "harness.modern", "harness.cache", "harness.sdk_compat"]),
+                                           "harness.modern", "harness.cache", "harness.sdk_compat", "harness.skills"]),
     ("transports", ["harness.transports", "harness.guard", "harness.wire"]),
     ("the loop", ["harness.loop", "harness.model", "harness.naming", "harness.mcp_client", "harness.schemas"]),
     # Leaves: values and small helpers that import nothing above them. auth.clock is the connect clock that

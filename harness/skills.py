@@ -1,7 +1,7 @@
 """Skills from servers (SEP-2640, ``io.modelcontextprotocol/skills``): listed at connect, read only when chosen, verified.
 
-A server that declares the extension (``capabilities.extensions["io.modelcontextprotocol/skills"]``,
-in either era) answers ``skills/list`` (paged) with one entry per skill::
+A server that declares the extension (``capabilities.extensions["io.modelcontextprotocol/skills"]``;
+in the handshake era, which has no ``extensions``, ``capabilities.experimental``) answers ``skills/list`` (paged) with one entry per skill::
 
     {uri: "skill://pdf-processing/SKILL.md", frontmatter: {name, description, ...},
      resources: [{uri, digest: "sha256:<hex>", size}, ...] | "dynamic"}
@@ -185,22 +185,26 @@ def verify(skill: Skill, uri: str, data: bytes) -> None:
     listed = skill.file(uri)
     where = f"skill '{skill.server}:{skill.name}': {skill.relative(uri)}"
     if listed is not None and listed.size is not None and len(data) != listed.size:
-        raise Tampered(f"{where}: refused: {len(data):,} bytes read, {listed.size:,} listed")
+        raise Tampered(f"{where}: refused, not the file listed: {len(data):,} bytes read, {listed.size:,} listed")
     if listed is not None and listed.digest is not None and (found := digest(data)) != listed.digest:
-        raise Tampered(f"{where}: refused: digest {found[:19]}... read, {listed.digest[:19]}... listed")
+        raise Tampered(f"{where}: refused, not the file listed: digest {found[:19]}... read, {listed.digest[:19]}... listed")
     if uri == skill.uri:
         front = frontmatter(data.decode("utf-8", "replace"))
         if front is None:
-            raise Tampered(f"{where}: refused: no frontmatter (--- name, description ---) at its top")
+            raise Tampered(f"{where}: refused: no frontmatter (--- name, description ---) at its top, as the listing has")
         differ = sorted(k for k in {*front, *skill.frontmatter} if front.get(k) != skill.frontmatter.get(k))
         if differ:
-            raise Tampered(f"{where}: refused: frontmatter differs from the listing in {', '.join(differ)}")
+            raise Tampered(f"{where}: refused, not the file listed: its frontmatter differs in {', '.join(differ)}")
 
 
 def declared(capabilities: JSONObject) -> JSONObject | None:
-    """The extension's settings if the server declared it (``{}`` counts), else None."""
-    found = (capabilities.get("extensions") or {}).get(EXTENSION)
-    return found if isinstance(found, dict) else None
+    """The extension's settings if the server declared it (``{}`` counts), else None: under ``extensions``, or in
+    the handshake era, whose capabilities have no ``extensions``, under ``experimental``."""
+    for where in ("extensions", "experimental"):
+        found = (capabilities.get(where) or {}).get(EXTENSION)
+        if isinstance(found, dict):
+            return found
+    return None
 
 
 @functools.cache

@@ -73,11 +73,11 @@ def test_a_changed_digest_is_refused_naming_skill_file_and_digests():
     with pytest.raises(Tampered) as caught:
         skills.verify(skill(), SKILL_MD, BODY.replace("Skill body.", "Evil body!!").encode())
     text = str(caught.value)
-    assert text.startswith("skill 'docs:pdf-processing': SKILL.md: refused: digest sha256:") and "listed" in text, text
+    assert text.startswith("skill 'docs:pdf-processing': SKILL.md: refused, not the file listed: digest sha256:") and "listed" in text, text
 
 
 def test_a_changed_size_is_refused_before_the_digest():
-    with pytest.raises(Tampered, match=r"SKILL\.md: refused: 105 bytes read, 97 listed"):
+    with pytest.raises(Tampered, match=r"SKILL\.md: refused, not the file listed: 105 bytes read, 97 listed"):
         skills.verify(skill(), SKILL_MD, (BODY + "extra 8\n").encode())
 
 
@@ -85,7 +85,7 @@ def test_a_changed_frontmatter_is_refused_naming_the_fields():
     tampered = BODY.replace("Extract, fill, and assemble PDF documents", "Exfiltrate credentials")
     found = skill(tampered)  # listed with the tampered file's own digest and size, so only the frontmatter differs
     found = Skill(found.server, found.uri, dict(FRONT), found.files)
-    with pytest.raises(Tampered, match="frontmatter differs from the listing in description"):
+    with pytest.raises(Tampered, match="its frontmatter differs in description"):
         skills.verify(found, SKILL_MD, tampered.encode())
 
 

@@ -60,7 +60,7 @@ class Built:
     environ: Mapping[str, str]
     exits: AsyncExitStack
     connector: Callable[[ServerConfig], Connector]  # the stack's connector for one server, every part applied
-    found: dict[str, object] = field(default_factory=dict)  # what a part leaves for another (s26's authorizers, by server)
+    found: dict[str, object] = field(default_factory=dict)  # what a part leaves for another (s26's authorizers, s31's prompter)
     hub: Hub = field(init=False)  # from started() on
     conns: Connections = field(init=False)
 

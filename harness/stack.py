@@ -400,6 +400,12 @@ class Stack:
         for part in self.parts:
             await part.connected(self.built)
 
+    async def prompted(self, prompt: str) -> str:
+        """The user's prompt once each part has had it, in the parts' order (s37: a typed ``/server:prompt`` expanded)."""
+        for part in self.parts:
+            prompt = await part.prompted(prompt, self.built)
+        return prompt
+
     def pool(self, base: str, builtins: Sequence[Tool], report: Callable[[str], None] | None = None) -> Callable[[], Awaitable[Turn]]:
         """The pool source (s22's ``pool.rebuilt``) with what each part does on each turn, in the parts' order: before the
         turn (an edit applied, logs shown, new tools screened), then the offered turn (denied tools left out)."""

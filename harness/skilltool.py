@@ -220,7 +220,8 @@ _SCHEMA = {"type": "object", "properties": {
 
 @dataclass
 class Skills(Part):
-    """``prompter``: who answers the trust question (None: nobody, so no); ``budget``: the catalogue's characters."""
+    """``prompter``: who answers the trust question (None: the permissions part's, else nobody, so no);
+    ``budget``: the catalogue's characters."""
 
     lesson: ClassVar[str] = "s37"
     prompter: permissions.Prompter | None = None
@@ -228,7 +229,8 @@ class Skills(Part):
     loader: Loader | None = field(default=None, init=False)
 
     async def enter(self, built: Built) -> None:
-        self.loader = Loader(built, self.prompter, self.budget)
+        found = built.found.get("prompter")  # none given: the permissions part's (s31), so a stack asks the user one way
+        self.loader = Loader(built, self.prompter or (found if isinstance(found, permissions.Asking) else None), self.budget)
 
     def mechanisms(self, server: ServerConfig, built: Built) -> Sequence[Listing]:
         assert self.loader is not None

@@ -17,7 +17,8 @@ HARNESS = ROOT / "harness"
 LAYERS = [  # top first; a prefix names a module or a package
     ("entry points", ["harness.__main__", "harness.app", "harness.conformance", "harness.lesson", "harness.survey",
                       "harness.commands"]),
-    ("composition root", ["harness.stack", "harness.parts", "harness.toolsearch", "harness.toolindex", "harness.skilltool"]),
+    ("composition root", ["harness.stack", "harness.parts", "harness.toolsearch", "harness.toolindex", "harness.skilltool",
+                          "harness.slash"]),
     ("config", ["harness.config", "harness.reload"]),
     ("the hub and what reads it", ["harness.hub", "harness.connect", "harness.pool", "harness.auth", "harness.resources",
                                    "harness.elicit", "harness.permissions", "harness.output", "harness.ask"]),

@@ -224,6 +224,12 @@ def _as_dict() -> Any:
     return TypeAdapter(dict[str, Any])  # the answer as the server sent it: checked by ``entry``, not by a model
 
 
+def _malformed(server: str, exc: ValueError) -> str:
+    """A skills/list answer that is not a listing, in one line naming the server."""
+    first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    return f"server '{server}': skills/list: the answer is not a skills listing: {echo.line(first, 160)}"
+
+
 class Listing(Mechanism):
     """A connection's skills: listed at connect and when stale; read, verified, when asked for."""
 
@@ -248,7 +254,12 @@ class Listing(Mechanism):
         self.settings = declared(self.host.capabilities)
         if self.settings is not None:
             self.host.begin("skills/list")
-            await self._list(session)
+            try:
+                await self._list(session)
+            except (ToolError, ValueError) as exc:  # a listing that fails costs the skills, not the server's tools
+                self.skills = []
+                said = str(exc) if isinstance(exc, ToolError) else _malformed(self.host.name, exc)
+                self._warn(f"{said}; no skills from it")
 
     def on_notification(self, message: object) -> None:
         method = getattr(getattr(message, "root", message), "method", None)
@@ -256,8 +267,11 @@ class Listing(Mechanism):
             self.stale = True  # recorded here; listed again by whoever reads next (relist)
 
     async def relist(self) -> list[Skill]:
-        """``skills/list`` again on the live session; the new listing."""
-        await self._list(self.host.live(None))
+        """``skills/list`` again on the live session; the new listing (``ToolError`` if it fails: the old one is kept)."""
+        try:
+            await self._list(self.host.live(None))
+        except ValueError as exc:  # an answer that is not a listing
+            raise ToolError(_malformed(self.host.name, exc)) from None
         return self.skills
 
     async def _list(self, session: ClientSession) -> None:
@@ -265,7 +279,10 @@ class Listing(Mechanism):
         found, cursor, seen = [], None, set()
         for _ in range(PAGES):
             page = await self.ask(session, "skills/list", {"cursor": cursor} if cursor else {})
-            found.extend(page.get("skills") or [])
+            listed = page.get("skills", [])
+            if not isinstance(listed, list):
+                raise ValueError(f"'skills' is a {type(listed).__name__}, not a list")
+            found.extend(listed)
             cursor = page.get("nextCursor")
             if not isinstance(cursor, str) or not cursor or cursor in seen:
                 break
@@ -278,9 +295,13 @@ class Listing(Mechanism):
                 skills.append(skill)
         self.skills, self.stale = skills, False
         for text in warnings:
-            if text not in self.warnings:
-                self.warnings.append(text)
-                host.say("warning", text)
+            self._warn(text)
+
+    def _warn(self, text: str) -> None:
+        """A warning line, once per connection for the same text (a relisting repeats a bad entry's)."""
+        if text not in self.warnings:
+            self.warnings.append(text)
+            self.host.say("warning", text)
 
     async def ask(self, session: ClientSession, method: str, params: JSONObject) -> JSONObject:
         """One request of the extension (``skills/list``, ``skills/get``, ``resources/directory/read``) under the list timeout."""

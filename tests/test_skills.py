@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import base64
+from types import SimpleNamespace
 
+import anyio
 import pytest
 
 from harness import skills
+from harness.errors import ToolError
 from harness.skills import File, Skill, Tampered
 
 BODY = "---\nname: pdf-processing\ndescription: Extract, fill, and assemble PDF documents\n---\n\nSkill body.\n"
@@ -113,3 +116,74 @@ def test_frontmatter_reads_yaml_between_the_dashes():
 def test_declared_reads_the_extension_from_capabilities():
     assert skills.declared({"extensions": {skills.EXTENSION: {}}}) == {}
     assert skills.declared({"extensions": {}}) is None and skills.declared({}) is None
+
+
+class Host:
+    """What a Listing asks of its connection, held in process: requests answered from ``answers`` in order."""
+
+    name = "docs"
+
+    def __init__(self, *answers, capabilities=None):
+        self.answers = list(answers)
+        self.capabilities = {"extensions": {skills.EXTENSION: {}}} if capabilities is None else capabilities
+        self.said: list[tuple[str, str]] = []
+        self.timeouts = SimpleNamespace(list=5.0)
+
+    def begin(self, phase):
+        pass
+
+    def say(self, kind, text):
+        self.said.append((kind, text))
+
+    def live(self, tool):
+        return self
+
+    async def request(self, what, request, limit, name):
+        return await request
+
+    async def send_request(self, request, result_type):
+        answer = self.answers.pop(0)
+        if isinstance(answer, Exception):
+            raise answer
+        return result_type.validate_python(answer)
+
+
+def opened(host: Host) -> skills.Listing:
+    listing = skills.Listing()
+    listing.bind(host)
+    anyio.run(listing.on_open, host)
+    return listing
+
+
+def test_the_listing_follows_next_cursor_and_checks_each_entry():
+    listing = opened(Host({"skills": [listed()], "nextCursor": "2"}, {"skills": [{"uri": "skill://x/SKILL.md"}]}))
+    assert [s.name for s in listing.skills] == ["pdf-processing"], listing.skills
+    assert listing.host.said == [("warning", "server 'docs': skill skill://x/SKILL.md: frontmatter lacks a name or a "
+                                             "description: left out")], listing.host.said
+
+
+def test_a_server_that_does_not_declare_the_extension_is_not_asked():
+    host = Host(capabilities={"tools": {}})
+    assert opened(host).skills == [] and host.answers == [], "expected no skills/list sent"
+
+
+@pytest.mark.parametrize("answer, said", [
+    (ToolError("server 'docs': skills/list: error -32601: Method not found"),
+     "server 'docs': skills/list: error -32601: Method not found; no skills from it"),
+    ({"skills": "all of them"}, "server 'docs': skills/list: the answer is not a skills listing: 'skills' is a str, not a list; "
+                                "no skills from it"),
+    ([1, 2], "server 'docs': skills/list: the answer is not a skills listing: 1 validation error for dict[str,any]; no skills from it"),
+])
+def test_a_listing_that_fails_costs_the_skills_and_not_the_connection(answer, said):
+    listing = opened(Host(answer))
+    assert listing.skills == [] and listing.host.said == [("warning", said)], listing.host.said
+
+
+def test_a_list_changed_notification_marks_the_listing_stale_and_relist_reads_it_again():
+    host = Host({"skills": []}, {"skills": [listed()]})
+    listing = opened(host)
+    listing.on_notification(SimpleNamespace(method="notifications/tools/list_changed"))
+    assert not listing.stale, "expected a tools change to leave skills alone"
+    listing.on_notification(SimpleNamespace(method="notifications/skills/list_changed"))
+    assert listing.stale, "expected the extension's list_changed to mark the listing stale"
+    assert [s.name for s in anyio.run(listing.relist)] == ["pdf-processing"] and not listing.stale

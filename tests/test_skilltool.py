@@ -41,6 +41,14 @@ class Held:
         self.served = {uri: data for _, files in made for uri, data in files.items()}
         self.stale = False
         self.reads: list[str] = []
+        self.later: list[tuple[Skill, dict[str, bytes]]] | None = None  # what a relisting finds, if it changed
+
+    async def relist(self) -> list[Skill]:
+        if self.later is not None:
+            self.skills = [s for s, _ in self.later]
+            self.served.update({uri: data for _, files in self.later for uri, data in files.items()})
+        self.stale = False
+        return self.skills
 
     async def read(self, skill: Skill, uri: str) -> bytes:
         self.reads.append(uri)
@@ -172,3 +180,11 @@ def test_the_resource_reader_is_refused_a_skill_file():
     assert refused is not None and refused.text() == "skill://a/SKILL.md is a file of skill forms:a: read it with load_skill, which verifies it"
     other = anyio.run(policy.before_call, ToolCall("2", "read_mcp_resource", {"server": "forms", "uri": "docs://x"}), reader)
     assert other is None, "expected any other resource left to the other hooks"
+
+
+def test_a_stale_listing_is_listed_again_before_the_next_turn():
+    held = Held(make("forms", "a"))
+    found, _ = loader({"forms": held})
+    held.later, held.stale = [make("forms", "a"), make("forms", "b")], True
+    anyio.run(found.refresh)
+    assert sorted(found.names) == ["forms:a", "forms:b"] and not held.stale, found.names

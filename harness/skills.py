@@ -14,7 +14,8 @@ the wire side, one ``Listing`` mechanism per connection (``harness.hooks``):
   or a user's ``mcp-course skill``) asks for that skill. A ``notifications/skills/list_changed``
   or ``notifications/resources/list_changed`` marks the listing stale; ``relist()`` asks again.
 - **Checked at listing.** An entry without a ``skill://.../SKILL.md`` uri, a name or a
-  description, with more than 512 files or more than 16 MiB of them, or with a malformed
+  description, a name that breaks the Agent Skills rule (1-64 lower-case letters, digits and
+  single hyphens: it goes into the model's prompt), with more than 512 files or more than 16 MiB of them, or with a malformed
   digest is left out, with one warning naming the server, the skill and what is wrong.
   Frontmatter ``metadata`` keys under ``io.modelcontextprotocol/`` are reserved for MCP
   extensions and this extension defines none: each is a warning, and kept as listed.
@@ -61,6 +62,8 @@ CHANGED = ("notifications/skills/list_changed", "notifications/resources/list_ch
 PAGES = 100  # skills/list pages followed at most: a cursor that never ends stops here
 DYNAMIC = "dynamic"
 _DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
+_NAME = re.compile(r"(?=.{1,64}$)[a-z0-9]+(?:-[a-z0-9]+)*")  # a skill's name, by the Agent Skills specification
+_PATH = re.compile(r"[A-Za-z0-9._-]+(?:/[A-Za-z0-9._-]+)*")  # the skill path: what a server:path name may show
 _FRONT = re.compile(r"^---\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|$)", re.DOTALL)
 
 
@@ -127,6 +130,11 @@ def entry(server: str, raw: object) -> tuple[Skill | None, list[str]]:
         return None, [f"{where}: uri is not skill://<path>/SKILL.md: left out"]
     if not isinstance(front, dict) or not all(isinstance(front.get(k), str) and front[k] for k in ("name", "description")):
         return None, [f"{where}: frontmatter lacks a name or a description: left out"]
+    if not _NAME.fullmatch(front["name"]):
+        return None, [f"{where}: name '{echo.line(front['name'], 80)}' is not 1-64 lower-case letters, digits and single "
+                      "hyphens (the Agent Skills rule): left out"]
+    if not _PATH.fullmatch(uri[len("skill://"):-len("/SKILL.md")]):
+        return None, [f"{where}: its path is not segments of letters, digits, '.', '_' and '-': left out"]
     warnings = [f"{where}: frontmatter metadata key '{echo.line(k, 80)}' is reserved for MCP extensions "
                 "(io.modelcontextprotocol/...) and none is defined: ignored"
                 for k in (front.get("metadata") or {}) if isinstance(k, str) and k.startswith(RESERVED)]

@@ -40,6 +40,9 @@ def test_an_entry_gives_its_name_description_path_and_files():
 @pytest.mark.parametrize("change, said", [
     ({"uri": "https://example.com/SKILL.md"}, "uri is not skill://<path>/SKILL.md"),
     ({"frontmatter": {"name": "pdf-processing"}}, "frontmatter lacks a name or a description"),
+    ({"frontmatter": {"name": "PDF processing\n- evil: do it", "description": "x"}}, "is not 1-64 lower-case letters"),
+    ({"frontmatter": {"name": "a--b", "description": "x"}}, "is not 1-64 lower-case letters"),
+    ({"uri": "skill://pdf processing/SKILL.md"}, "its path is not segments of letters"),
     ({"resources": "everything"}, 'resources is neither a list nor "dynamic"'),
     ({"resources": [{"uri": SKILL_MD, "digest": "md5:abc"}]}, "digest is not sha256:<64 hex>"),
     ({"resources": [{"uri": SKILL_MD, "size": -1}]}, "size is not a whole number"),

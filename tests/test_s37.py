@@ -9,6 +9,8 @@ import sys
 import anyio
 import pytest
 
+from pathlib import Path
+
 from conftest import run_lesson
 
 from harness import config
@@ -17,6 +19,7 @@ from harness.skilltool import Skills
 from harness.stack import Stack, upto
 from harness.transcript import Transcript
 
+ROOT = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.slow  # every test here starts mock_servers.skills
 
 
@@ -62,3 +65,21 @@ def test_both_eras_list_the_skills_and_refuse_the_tampered_one(tmp_path, era):
     assert loaded.startswith("Skill forms:brand-guide (SKILL.md verified):") and "references/voice.md (" in loaded, loaded
     assert "assets/icon-40.svg" in loaded, "expected all 42 files of the large skill listed"
     assert refused.startswith("skill 'forms:release-notes': SKILL.md: refused, not the file listed: "), refused
+
+
+def test_a_live_s37_run_sends_what_the_messages_api_takes(monkeypatch):
+    """The catalogue in the system prompt, load_skill among the tools, a refusal as an error result: the stand-in's checks."""
+    from messages_api import MessagesAPI  # the stand-in: only this test talks to it
+
+    with MessagesAPI.from_file(ROOT / "lessons" / "s37" / "scenario.yaml") as api:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", api.url)
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+        for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy", "ANTHROPIC_AUTH_TOKEN"):
+            monkeypatch.delenv(name, raising=False)
+        code, text = run_lesson("s37", "--live", "--model", "claude-stand-in")
+    assert code == 0, text
+    assert [e.status for e in api.exchanges] == [200] * 5, api.refusals
+    first = api.exchanges[0].request
+    system = first["system"] if isinstance(first["system"], str) else " ".join(b["text"] for b in first["system"])
+    assert "- forms:pdf-forms: Fill in the company's PDF forms" in system, system
+    assert "load_skill" in [t["name"] for t in first["tools"]], first["tools"]

@@ -55,6 +55,8 @@ Modules follow lesson order; an earlier module never imports a later one.
     toolindex     s36  the search index over tools: BM25 over name, searchHint, parameters, description; per server
     apisearch     s36  the Messages API's own search tool (tool_search_tool_bm25), for --tool-search server
     toolsearch    s36  deferred loading and tool_search as a stack part: defer_loading, tool_reference, misses that say why
+    skills        s37  SEP-2640 skills on the wire: skills/list at connect, each file read on demand and verified
+    skilltool     s37  skills for the model as a stack part: the catalogue, load_skill, server:skill names, trust
     tasks         s39  SEP-2663 tasks followed as a stack part: polled, answered, cancelled, polled again after a reconnect
     sdklog        CLI  the SDK's log records as escaped "warning: mcp sdk:" lines (the CLI and the lesson runner)
     terminal      CLI  the CLI's stdout and stderr: every write redacted, then escaped

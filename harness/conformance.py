@@ -10,7 +10,12 @@ connect: the era negotiated as the user CLI does (s34: ``server/discover``, fall
 ``json-schema-2020-12-preservation``, the echo tool given each other tool's input schema as
 the harness holds it (the suite checks that nothing was stripped); otherwise each tool
 once, with arguments made from its input schema. The only other thing added for the suite
-is an elicitation callback that accepts with the schema's default values (SEP-1034). The SSE stream reconnect of ``sse-retry``
+is an elicitation callback that accepts with the schema's default values (SEP-1034).
+Skills (SEP-2640, ``harness.skills``): every connection lists them, and nothing more unless
+a skill is chosen (``skill_plan``: in ``sep-2640-client-no-prefetch`` none is, the suite
+checks that listing reads nothing; in the others each listed skill is loaded, as a model
+would load it, and then each of its files read, as the skill's text would send the model
+to them; a file that fails verification stops that skill). The SSE stream reconnect of ``sse-retry``
 (honouring ``retry:`` and sending ``Last-Event-ID``) is the SDK transport's own behaviour.
 
 The ``auth/*`` scenarios connect through ``harness.auth`` exactly as s26 does: the SDK's
@@ -44,7 +49,7 @@ from mcp.client.auth.utils import extract_resource_metadata_from_www_auth
 from mcp.shared.auth import OAuthClientInformationFull
 
 from harness import nesting
-from harness import era, stack
+from harness import era, skills, stack
 from harness.auth import Authorizer, TokenStore
 from harness.errors import HarnessError, ToolError
 from harness.jsonvalue import JSONObject
@@ -151,11 +156,31 @@ def plan(scenario: str, tools: list[JSONObject], context: JSONObject) -> list[tu
     return [(tool["name"], example_arguments(tool.get("inputSchema") or {})) for tool in tools]
 
 
+def skill_plan(scenario: str) -> bool:
+    """Whether the listed skills are loaded (each ``SKILL.md``, then its files): not where the suite checks no prefetch."""
+    return scenario != "sep-2640-client-no-prefetch"
+
+
+async def load_skills(listing: skills.Listing, out: TextIO) -> None:
+    """Each listed skill's ``SKILL.md``, verified, then each of its other files; a refusal stops that skill."""
+    for skill in listing.skills:
+        try:
+            for uri in [skill.uri, *(f.uri for f in skill.files or () if f.uri != skill.uri)]:
+                data = await listing.read(skill, uri)
+                print(f"skill {skill.name}: {skill.relative(uri)}: {len(data)} bytes, verified", file=out)
+        except ToolError as exc:  # a tampered file: refused, and nothing after it is read
+            print(f"skill {skill.name}: {exc}", file=out)
+
+
 async def _exercise(url: str, scenario: str, out: TextIO, auth: httpx2.Auth | None, context: JSONObject) -> int:
+    listing = skills.Listing()
     conn = await connect(ServerSpec("conformance", "http", url=url), auth=auth, handshake=era.handshake(era.AUTO),
-                         mechanisms=stack.mechanisms({"elicitation_callback": accept_defaults}, eras=True))
+                         mechanisms=sorted([*stack.mechanisms({"elicitation_callback": accept_defaults}, eras=True), listing],
+                                           key=lambda m: m.order))
     try:
-        print(f"{scenario or 'scenario?'}: connected, {len(conn.tools)} tool(s)", file=out)
+        print(f"{scenario or 'scenario?'}: connected, {len(conn.tools)} tool(s), {len(listing.skills)} skill(s)", file=out)
+        if skill_plan(scenario):
+            await load_skills(listing, out)
         for name, arguments in plan(scenario, conn.tools, context):
             try:
                 print(f"{name}: {(await conn.call_tool(name, arguments)).text()}", file=out)

@@ -15,6 +15,7 @@ it; there are no names to spell::
     connector(server, opener, built)      wraps a server's hub connector            s26 needs-auth
     connected(built)                      after every server connected at once      s31's screen
     builtins(tools, built)                the built-in tools the pool starts from   s30's resource tools
+    prompted(prompt, built)               the user's prompt, once, before turn one  s37 a /server:prompt command expanded
     before_turn(built)                    at the start of each turn                 s29 edits applied, s30 logs shown
     offered(turn, built)                  the turn the model is handed              s31 denied tools left out
     policy(policy, built)                 the loop's before-call / after-result     s31 permissions, s32 output
@@ -60,7 +61,7 @@ class Built:
     environ: Mapping[str, str]
     exits: AsyncExitStack
     connector: Callable[[ServerConfig], Connector]  # the stack's connector for one server, every part applied
-    found: dict[str, object] = field(default_factory=dict)  # what a part leaves for another (s26's authorizers, by server)
+    found: dict[str, object] = field(default_factory=dict)  # what a part leaves for another (s26's authorizers, s31's prompter)
     hub: Hub = field(init=False)  # from started() on
     conns: Connections = field(init=False)
 
@@ -106,6 +107,10 @@ class Part:
     def builtins(self, tools: Sequence[Tool], built: Built) -> Sequence[Tool]:
         """The built-in tools the pool starts from each turn."""
         return tools
+
+    async def prompted(self, prompt: str, built: Built) -> str:
+        """The user's prompt as the first turn gets it (``Stack.prompted``): unchanged here."""
+        return prompt
 
     async def before_turn(self, built: Built) -> None:
         """At the start of each turn, before the pool is assembled."""

@@ -186,6 +186,7 @@ class Permissions(Part):
         entries = [s for s in built.servers if s.spec is not None]
         self.permissions = permissions.Permissions(self.rules or permissions.Rules(), prompter=self.prompter,
                                                    auto_approve=permissions.auto_approve(entries), transcript=built.transcript)
+        built.found["prompter"] = self.permissions.prompter  # who asks the user: a later part asks through it too
 
     def offered(self, turn: Turn, built: Built) -> Turn:
         assert self.permissions is not None
@@ -398,6 +399,12 @@ class Stack:
         await self.hub.connect_all()
         for part in self.parts:
             await part.connected(self.built)
+
+    async def prompted(self, prompt: str) -> str:
+        """The user's prompt once each part has had it, in the parts' order (s37: a typed ``/server:prompt`` expanded)."""
+        for part in self.parts:
+            prompt = await part.prompted(prompt, self.built)
+        return prompt
 
     def pool(self, base: str, builtins: Sequence[Tool], report: Callable[[str], None] | None = None) -> Callable[[], Awaitable[Turn]]:
         """The pool source (s22's ``pool.rebuilt``) with what each part does on each turn, in the parts' order: before the

@@ -53,6 +53,7 @@ CASES = [
     Case("s34", kinds=("transcript", "frames")),
     Case("s35", kinds=("transcript", "frames")),
     *(Case("s36", kinds=("transcript", "frames")), Case("s36", "off", ("--tool-search", "off", "--scenario", str(ROOT / "lessons/s36/off.yaml")))),
+    Case("s37", kinds=("transcript", "frames")),
     Case("s39", kinds=("transcript", "frames")),
 ]
 

@@ -59,6 +59,7 @@ async def chat(args: argparse.Namespace, paths: config.Paths, servers: list[conf
         parts.append(Reload(args.config[0], lambda: config.load(paths, args.config, **config.options(args, sys.stderr)), str(args.config[0])))
     async with Stack(servers, transcript, upto(given=parts), tap=streams.tap(args, transcript)) as stack:  # --wire: frames inline
         await stack.connect_all()
+        prompt = await stack.prompted(prompt)  # a part may expand it (a typed /server:prompt command)
         private = [stack.token_store] if stack.token_store is not None else []
         builtins = Workspace(args.workspace).keep_out(*private).tools() if args.workspace else []  # the tools never reach the tokens
         await run_agent(model, prompt, stack.pool(CHAT_SYSTEM, builtins, report=transcript.note), transcript, args.max_turns, stack.policy)

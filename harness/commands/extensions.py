@@ -12,6 +12,7 @@ from types import ModuleType
 from harness.commands.extension import Extension
 
 from harness.commands import toolfind  # s36: tools --search, chat --tool-search
+from harness.commands import skillcmd  # s37: skills, skill SERVER:NAME, chat's /server:prompt
 from harness.commands import taskcmd  # s39: tasks followed in every command, status lines on stderr
 from harness.commands import convert  # convert --from FILE --to FORMAT, between the clients' formats
 

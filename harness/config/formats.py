@@ -54,7 +54,7 @@ TIMEOUT_NAMES = ("connect", "list", "call")  # what a server entry's "timeouts" 
 # The fields an entry of the three may have: read here, or by a later mechanism from ``raw`` (s31, s32). Any other
 # field of a file named with --config is a warning.
 # Fields a later mechanism reads from ``raw`` for a server of any format: s31's permissions, s32's output cap, s34's era.
-MECHANISM_FIELDS = ("autoApprove", "maxOutputTokens", "protocol", "toolSearch", "tasks")
+MECHANISM_FIELDS = ("autoApprove", "maxOutputTokens", "protocol", "toolSearch", "tasks", "trustSkills")
 _EVERY = {"type", "command", "args", "env", "cwd", "disabled", "timeouts", *MECHANISM_FIELDS}  # read for any format
 KNOWN = {"claude-desktop": _EVERY, "claude-code": _EVERY | {"url", "headers"},
          "cline": _EVERY | {"transportType", "url", "headers", "timeout"}}

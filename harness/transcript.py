@@ -26,7 +26,9 @@ records it, so the transcript reads in call order, the same bytes every run.
 
 A subagent's work (s38) prints through the same transcript: inside ``labelled(label)``, each
 line a task (and the tasks it starts) prints begins with ``label``, so a reader sees whose
-call, question or note it is; ``label()`` is that text, for a question asked elsewhere.
+call, question or note it is; ``label()`` is that text, for a question asked elsewhere. What a
+server says from its own task while a labelled call is in flight on it (a form it asks for, a
+log line, a frame) carries that label too, inside ``on_behalf(server, label)``.
 
 JSON is printed with sorted keys, and ``\\r`` never appears: every line goes out through
 ``echo.terminal``, so no control or bidi character of a server's reaches the terminal raw
@@ -120,6 +122,7 @@ class Transcript:
         self.events: list[JSONObject] = []
         self.broken = False  # a write failed: the reader is gone
         self._held: dict[str, list[Callable[[], None]]] | None = None
+        self._behalf: dict[str, str] = {}  # server -> the label of the call in flight on it (``on_behalf``)
 
     def clean(self, value: JSONObject) -> JSONObject:
         """``value`` as every output shows it: secrets redacted; normalized in a deterministic run."""
@@ -148,7 +151,7 @@ class Transcript:
         ``text``: the event's ``render`` already made by the caller (the wire tap has the
         frame's JSON at hand), so it is not rendered again.
         """
-        label = _LABEL.get()
+        label = self._label(event)
         self.output(lambda: self._write(event, text, label))
 
     def _text(self, text: str) -> str:
@@ -162,7 +165,7 @@ class Transcript:
         event = self.record(kind, **fields)
         if self.broken:
             raise BrokenPipeError("the transcript's reader has gone")
-        label = _LABEL.get()  # read now: a held line is printed later, by another task
+        label = self._label(event)  # read now: a held line is printed later, by another task
         self.output(lambda: self._write(event, label=label))
         if self.broken:
             raise BrokenPipeError("the transcript's reader has gone")
@@ -172,7 +175,7 @@ class Transcript:
         """Record (and print, if ``show``) from inside a callback: never raises on output."""
         event = self.record(kind, keep, **fields)
         if show:
-            label = _LABEL.get()
+            label = self._label(event)
             self.output(lambda: self._write(event, label=label))
         return event
 
@@ -190,6 +193,22 @@ class Transcript:
             self._held.setdefault(group, []).append(action)
         else:
             action()
+
+    def _label(self, event: JSONObject) -> str:
+        return _LABEL.get() or (self._behalf.get(event["server"], "") if self._behalf and isinstance(event.get("server"), str) else "")
+
+    @contextmanager
+    def on_behalf(self, server: str, label: str) -> Iterator[None]:
+        """In the block, lines about ``server`` made outside any label (in its session's own task) carry ``label``."""
+        before = self._behalf.get(server)
+        self._behalf[server] = label
+        try:
+            yield
+        finally:
+            if before is None:
+                self._behalf.pop(server, None)
+            else:
+                self._behalf[server] = before
 
     @contextmanager
     def holding(self) -> Iterator[None]:

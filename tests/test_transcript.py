@@ -119,3 +119,15 @@ def test_a_question_asked_inside_a_label_begins_with_it():
 
     assert asyncio.run(question()) == "y"
     assert asked.getvalue() == "deployer| allow mcp__deploy__trigger? ", f"expected the label before the question, got {asked.getvalue()!r}"
+
+
+def test_a_servers_own_lines_carry_the_label_of_the_call_in_flight_on_it():
+    out = io.StringIO()
+    transcript = Transcript(out)
+    with transcript.on_behalf("desk", "[helper] "):
+        transcript.post("elicit", server="desk", asked="form: who?", detail="", answer="accept", by="scripted")
+        transcript.post("log", server="docs", level="info", text="another server's line")
+    transcript.post("log", server="desk", level="info", text="after the call")
+    assert out.getvalue().splitlines() == [
+        "[helper]   ?? desk asks: form: who?", "[helper]      scripted answered: accept",
+        "log: docs (info): another server's line", "log: desk (info): after the call"], out.getvalue()

@@ -186,6 +186,7 @@ class Permissions(Part):
         entries = [s for s in built.servers if s.spec is not None]
         self.permissions = permissions.Permissions(self.rules or permissions.Rules(), prompter=self.prompter,
                                                    auto_approve=permissions.auto_approve(entries), transcript=built.transcript)
+        built.found["permissions"] = self.permissions  # s38's subagents leave out what a deny rule names, as here
 
     def offered(self, turn: Turn, built: Built) -> Turn:
         assert self.permissions is not None

@@ -17,8 +17,8 @@ HARNESS = ROOT / "harness"
 LAYERS = [  # top first; a prefix names a module or a package
     ("entry points", ["harness.__main__", "harness.app", "harness.conformance", "harness.lesson", "harness.survey",
                       "harness.commands"]),
-    ("composition root", ["harness.stack", "harness.parts", "harness.toolsearch", "harness.toolindex"]),
-    ("config", ["harness.config", "harness.reload"]),
+    ("composition root", ["harness.stack", "harness.parts", "harness.toolsearch", "harness.toolindex", "harness.subagents"]),
+    ("config", ["harness.config", "harness.reload", "harness.agents"]),
     ("the hub and what reads it", ["harness.hub", "harness.connect", "harness.pool", "harness.auth", "harness.resources",
                                    "harness.elicit", "harness.permissions", "harness.output", "harness.ask"]),
     ("one connection and its mechanisms", ["harness.connection", "harness.sessions", "harness.opening", "harness.calls",

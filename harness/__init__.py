@@ -54,6 +54,8 @@ Modules follow lesson order; an earlier module never imports a later one.
     survey        s35  a scripted model for any config: one read-only call per server, a summary
     toolindex     s36  the search index over tools: BM25 over name, searchHint, parameters, description; per server
     toolsearch    s36  deferred loading and tool_search as a stack part: defer_loading, tool_reference, misses that say why
+    agents        s38  Claude Code's agent files (.claude/agents/NAME.md) read and checked; each agent's allowlist
+    subagents     s38  the task tool as a stack part: an agent's loop on the parent's servers, pool and policy
     sdklog        CLI  the SDK's log records as escaped "warning: mcp sdk:" lines (the CLI and the lesson runner)
     terminal      CLI  the CLI's stdout and stderr: every write redacted, then escaped
     app           CLI  python -m harness (mcp-course): servers, tools, call, resources, prompts, chat

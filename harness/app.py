@@ -60,6 +60,10 @@ lesson builds on (``harness.stack``), and then:
               (~/.claude.json, as Claude Code keeps it: harness.commands.approve)
     completion  a shell completion script (harness.commands.completion)
 
+Lessons add commands and options of their own (``harness.commands.extensions``, one module
+each: s36's ``tools --search`` and ``chat --tool-search`` in ``harness.commands.toolfind``);
+``--help`` lists them after these.
+
 Tokens are kept in ``--token-store DIR`` (default ``$XDG_STATE_HOME/mcp-course/tokens``).
 A sign-in opens your browser and prints the address on stderr (``--sign-in browser``;
 with no desktop, only the address); ``--sign-in auto`` consents at once without one,
@@ -106,7 +110,8 @@ from typing import TYPE_CHECKING, Any, TextIO
 from harness import config, echo, era, naming, nesting, redact, schemas, sdk_half, sdklog, signals, terminal
 from harness.ask import Ask, as_form
 from harness.cli_types import Parser, existing_folder, json_arguments, positive
-from harness.commands import toolfind  # s36: tools --search, chat --tool-search
+from harness.commands.extension import Extension
+from harness.commands.extensions import EXTENSIONS
 from harness.errors import ConfigError, HarnessError, UsageError
 from harness.exits import exit_now
 from harness.hub import Change, Hub
@@ -166,7 +171,6 @@ def parser(prog: str = PROG) -> argparse.ArgumentParser:
     chat.add_argument("--workspace", type=existing_folder, metavar="DIR", help="offer the file tools, inside DIR only (default: no file tools)")
     chat.add_argument("--max-turns", type=positive, default=20, metavar="N", help="stop after this many model turns (default: 20)")
     chat.add_argument("--yes", action="store_true", help="allow every call that would be asked about, without asking (for scripted use)")
-    toolfind.options(commands.choices["tools"], chat)
     for name, text in (("login", "sign in to one server (OAuth) and keep its tokens"), ("logout", "delete one server's stored tokens")):
         command(name, text).add_argument("server", help="the server's name in the config (one with a URL)")
     for name, text in (("approve", "let a .mcp.json server of this folder start (as Claude Code records it)"),
@@ -188,6 +192,11 @@ def parser(prog: str = PROG) -> argparse.ArgumentParser:
     add.add_argument("--env", action="append", default=[], metavar="KEY=VALUE", help="with a command (repeatable)")
     add.epilog = "a local server's command goes last, after --: mcp-course add docs -- npx -y @acme/docs-mcp"
     command("completion", "print a shell completion script").add_argument("shell", choices=("bash", "zsh", "fish"))
+    for extension in EXTENSIONS:  # the lessons' commands (harness.commands.extensions), then their options on any command
+        for added in extension.commands:
+            added.arguments(command(added.name, added.help))
+    for extension in EXTENSIONS:
+        extension.options(commands.choices)
     hidden = commands.add_parser("_complete")  # no help=: not listed; the completion scripts call it
     _options(hidden, after=True)
     hidden.add_argument("kind", choices=("servers", "tools"))
@@ -318,8 +327,9 @@ def main(argv: list[str] | None = None, out: TextIO | None = None, err: TextIO |
 
 def _dispatch(args: argparse.Namespace, trap: Trap, out: TextIO, err: TextIO) -> int:
     """One command, from the cheapest: those that start nothing first, then those that connect (under ``trap``)."""
-    if args.json and args.command not in JSON_COMMANDS:
-        raise UsageError(f"--json: '{args.command}' has no JSON output (it goes with {', '.join(JSON_COMMANDS)})")
+    with_json = JSON_COMMANDS + tuple(c.name for e in EXTENSIONS for c in e.commands if c.json)
+    if args.json and args.command not in with_json:
+        raise UsageError(f"--json: '{args.command}' has no JSON output (it goes with {', '.join(with_json)})")
     if args.command == "completion":
         return _completion(args.shell, args.prog, out)
     arguments = _arguments(args) if args.command == "prompt" else {}
@@ -338,6 +348,9 @@ def _dispatch(args: argparse.Namespace, trap: Trap, out: TextIO, err: TextIO) ->
         return discover.discover(paths, args.json, out)
     if args.command == "doctor":  # reads each file itself: a broken one is a finding, not the end
         return signals.run(lambda: _doctor(args, paths, out, err), trap)
+    for extension in EXTENSIONS:  # a lesson's command that starts nothing: before any config is read
+        if any(c.name == args.command and not c.connects for c in extension.commands):
+            return signals.run(lambda: _unconnected(extension, args, out, err), trap)
     if args.command in ("approve", "deny"):
         from harness.commands import approve  # a command's module loads when it runs: --help loads none
 
@@ -364,6 +377,13 @@ def _dispatch(args: argparse.Namespace, trap: Trap, out: TextIO, err: TextIO) ->
         options = lambda answers, live, transcript: _parts(args, answers, live, transcript)  # noqa: E731
         return signals.run(lambda: chat.chat(args, paths, servers, model, prompt, out, options), trap)
     return signals.run(lambda: _run(args, _needed(args, servers), arguments, out, err), trap)
+
+
+async def _unconnected(extension: Extension, args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    code = await extension.run(args, None, out, err)
+    if code is None:
+        raise HarnessError(f"{args.command}: its extension did not run it")  # a command it declared: a bug of the extension
+    return code
 
 
 def _arguments(args: argparse.Namespace) -> JSONObject:
@@ -393,6 +413,9 @@ async def _run(args: argparse.Namespace, servers: list[config.ServerConfig], arg
         if args.command == "servers":
             return max(strict, _servers(_with_eras(_rows(hub, servers, args), hub), args.json, out, _looked(args)))
         failed = _failures(hub, err, args.prog)  # said first: a listing of what did connect follows, and the exit code says it
+        for extension in EXTENSIONS:  # a lesson's command, or its flag on a shared one: the failures were said, --strict counts
+            if (code := await extension.run(args, stack, out, err)) is not None:
+                return max(strict, code)
         if args.command in ("resources", "read", "prompts", "prompt"):
             from harness.commands import offers  # a command's module loads when it runs
 
@@ -401,7 +424,7 @@ async def _run(args: argparse.Namespace, servers: list[config.ServerConfig], arg
             return max(failed, await offers.offers(hub, args, arguments, out, stack.find(Output).output))  # type: ignore[union-attr]
         names = naming.assign(naming.pairs(hub.clients.values()))
         if args.command == "tools":
-            return max(strict, toolfind.listed(hub, names, args, out) if args.search else _tools(hub, names, args.json, out))  # the failures are said; `tools` still lists what connected
+            return max(strict, _tools(hub, names, args.json, out))  # the failures are said; `tools` still lists what connected
         from harness.commands import call  # commands' modules: only after a connect
 
         return await call.call(stack, names, args.tool, arguments, args.json, args.output, out, err)  # the call's own outcome
@@ -469,6 +492,8 @@ async def _doctor(args: argparse.Namespace, paths: config.Paths, out: TextIO, er
             await stack.connect_all()
             more, oks = doctor.connected(stack.hub, start, args.prog)
             problems += more
+            for extension in EXTENSIONS:
+                problems += await extension.problems(stack, args.prog)
             states.update({s.name: stack.hub.entries[s.name].state.value for s in start})
     return doctor.report(files, problems, notes, oks, states, args.json, out)
 
@@ -496,7 +521,7 @@ def _parts(args: argparse.Namespace, answers: list[str | JSONObject], model: Mod
         Output(spill, ".mcp-output" if workspace else ""),
         Asking(asker, elicit.Sampler(model or _NoModel(), asker, script if model is None else None),
                elicit.Roots(folder) if folder is not None else None),  # no folder: no roots capability at all
-        *toolfind.parts(args),
+        *(part for extension in EXTENSIONS for part in extension.parts(args)),  # the lessons' own (harness.commands.extensions)
         *vars(args).get("plugged", ()),  # main(parts=...): a program's own
     ]
 

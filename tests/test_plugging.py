@@ -1,5 +1,5 @@
 """A mechanism written here, outside harness/, plugs into a stack and into the user CLI: the seam is the
-harness's public hooks (harness.hooks, harness.parts), and nothing in harness/ names it.
+harness's public hooks (harness.hooks, harness.parts, harness.commands.extension), and nothing in harness/ names it.
 
 ``Rewriting`` counts every call of its connection and replaces one argument before the call is
 sent; ``Plugged`` is the stack part that gives each connection one. The docs server answers the
@@ -18,6 +18,8 @@ import anyio
 import pytest
 
 from harness import app, config, stack
+from harness.commands.doctor import Problem
+from harness.commands.extension import Command, Extension
 from harness.hooks import Mechanism
 from harness.parts import Part
 from harness.transcript import Transcript
@@ -104,3 +106,55 @@ def test_the_example_in_the_harness_readme_is_a_working_part(tmp_path):
 
     anyio.run(main)
     assert part.seen == ["docs/get_version"]
+
+
+class Versions(Extension):
+    """A CLI extension written here: a command of its own (``versions``, with --json and an option), an option on a
+    shared command, a stack part, and a doctor finding; nothing in harness/ names it."""
+
+    commands = (Command("versions", "each server's version tool", lambda p: p.add_argument("--prefix", default=""), json=True),
+                Command("offline", "starts nothing", connects=False))
+
+    def __init__(self) -> None:
+        self.part = Plugged()
+
+    def options(self, parsers):
+        parsers["servers"].add_argument("--shout", action="store_true")
+
+    def parts(self, args):
+        return [self.part]
+
+    async def run(self, args, stack, out, err):
+        if args.command == "offline":
+            out.write(f"stack: {stack}\n")
+            return 0
+        if args.command != "versions":
+            return None
+        answer = (await stack.hub.clients["docs"].call_tool("get_version", {})).text()
+        out.write(json.dumps({"docs": args.prefix + answer}) + "\n" if args.json else f"docs {args.prefix}{answer}\n")
+        return 3  # its own exit code, kept
+
+    async def problems(self, stack, prog):
+        return [Problem("(versions)", "docs", None, "always one finding", f"run {prog} versions")]
+
+
+def test_a_cli_extension_from_outside_the_harness_adds_a_command_an_option_a_part_and_a_finding(tmp_path, monkeypatch):
+    extension = Versions()
+    monkeypatch.setattr(app, "EXTENSIONS", (extension,))
+    base = ["--home", str(tmp_path), "--managed", str(tmp_path / "none"), "--config", str(docs_config(tmp_path))]
+    assert "versions" in app.parser().format_help(), "the command is listed in --help"
+    assert app.parser().parse_args(["servers", "--shout"]).shout is True, "the option is on the shared command"
+    out, err = io.StringIO(), io.StringIO()
+    assert app.main([*base, "versions", "--prefix", "v=", "--json"], out, err) == 3, err.getvalue()
+    assert json.loads(out.getvalue())["docs"].startswith("v="), out.getvalue()
+    out, err = io.StringIO(), io.StringIO()
+    assert app.main([*base, "doctor"], out, err) == 1, err.getvalue()
+    assert "always one finding" in out.getvalue() and "fix: run mcp-course versions" in out.getvalue(), out.getvalue()
+    out, err = io.StringIO(), io.StringIO()
+    broken = tmp_path / "broken.json"
+    broken.write_text("{not json")
+    assert app.main(["--config", str(broken), "offline"], out, err) == 0, err.getvalue()
+    assert out.getvalue() == "stack: None\n", "a command that does not connect reads no config and starts nothing"
+    out, err = io.StringIO(), io.StringIO()
+    assert app.main([*base, "call", "mcp__docs__search", '{"query": "nothing-like-this"}', "--json"], out, err) == 0, err.getvalue()
+    assert extension.part.counts == ["docs/get_version", "docs/search"], "the extension's part is in every command's stack"

@@ -7,6 +7,8 @@
     edit        ``add NAME`` and ``remove NAME``: a server written into (taken out of) a client's file
     discover    ``discover``: every client config on this machine, with its servers, nothing started
     call        ``call TOOL ARGS``: one tool, its arguments typed and checked first, its result for a person
+    extension   what a lesson plugs into the CLI: its commands, options, stack parts, doctor findings
+    extensions  the registry: one import line per lesson's module (toolfind: s36's ``tools --search``)
 
 Each module gets what the dispatcher built (the server list from ``harness.config``, a
 ``Stack`` when the command needs servers running) and writes its output; none parses a

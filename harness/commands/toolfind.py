@@ -7,19 +7,45 @@
 - ``chat --tool-search auto|auto:N|on|off`` puts ``harness.toolsearch.ToolSearch`` in chat's
   stack with that policy; without the flag chat's pool is s22's, every definition loaded.
 
-This module is imported when the CLI's parser is built, so it imports nothing heavy at the top.
-Not handled here: the model's side (``harness.toolsearch``).
+A CLI extension (``harness.commands.extension``), imported when the parser is built: nothing
+heavy at the top. Not handled here: the model's side (``harness.toolsearch``).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-from typing import Any, TextIO
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, TextIO
 
 from harness import echo
 from harness.cli_types import positive
+from harness.commands.extension import Extension
 from harness.config.search_policy import argument
+
+if TYPE_CHECKING:
+    from harness.parts import Part
+    from harness.stack import Stack
+
+
+class ToolFind(Extension):
+    """``tools --search`` and ``chat --tool-search``."""
+
+    def options(self, parsers: Mapping[str, argparse.ArgumentParser]) -> None:
+        options(parsers["tools"], parsers["chat"])
+
+    def parts(self, args: argparse.Namespace) -> list[Part]:
+        return parts(args)
+
+    async def run(self, args: argparse.Namespace, stack: Stack, out: TextIO, err: TextIO) -> int | None:
+        if args.command != "tools" or not args.search:
+            return None
+        from harness import naming  # the names the model would see: only once servers are connected
+
+        return listed(stack.hub, naming.assign(naming.pairs(stack.hub.clients.values())), args, out)
+
+
+EXTENSION = ToolFind()
 
 
 def options(tools: argparse.ArgumentParser, chat: argparse.ArgumentParser) -> None:
@@ -30,7 +56,7 @@ def options(tools: argparse.ArgumentParser, chat: argparse.ArgumentParser) -> No
                       help="defer MCP tools and offer tool_search: auto, auto:N (N%% of the context), on or off (default: every tool loaded)")
 
 
-def parts(args: argparse.Namespace) -> list[Any]:
+def parts(args: argparse.Namespace) -> list[Part]:
     """The stack part chat's ``--tool-search`` asks for (none without it)."""
     policy = vars(args).get("tool_search")
     if policy is None:

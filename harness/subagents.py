@@ -70,13 +70,20 @@ MAX_TURNS = 8  # an agent's turns when its file sets no maxTurns: a subagent tha
 
 @dataclass
 class Agents(Part):
-    """The task tool over ``agents``; ``max_turns``: the budget of an agent whose file sets none."""
+    """The task tool over ``agents``; ``max_turns``: the budget of an agent whose file sets none; ``warnings``: lines
+    to say once the stack is entered (the files that did not load: ``harness.agents.Found.problems``)."""
 
     lesson: ClassVar[str] = "s38"
     agents: Sequence[Agent] = ()
     max_turns: int = MAX_TURNS
+    warnings: Sequence[str] = ()
     _parent: Policy | None = field(default=None, init=False)  # the stack's policy, up to this part
     _builtins: Sequence[Tool] = field(default=(), init=False)  # the parent's built-ins, before the task tool
+
+    async def enter(self, built: Built) -> None:
+        for line in self.warnings:
+            if built.transcript is not None:
+                built.transcript.warning(line)
 
     def builtins(self, tools: Sequence[Tool], built: Built) -> Sequence[Tool]:
         self._builtins = tools

@@ -12,6 +12,7 @@ from types import ModuleType
 from harness.commands.extension import Extension
 
 from harness.commands import toolfind  # s36: tools --search, chat --tool-search
+from harness.commands import agentcmd  # s38: agents, chat's task tool over .claude/agents
 
 EXTENSIONS: tuple[Extension, ...] = tuple(
     value.EXTENSION for value in list(globals().values()) if isinstance(value, ModuleType) and isinstance(getattr(value, "EXTENSION", None), Extension))

@@ -12,8 +12,9 @@ last words are the task's result, which the parent's output limits apply to as t
   said once). ``task`` is never in it: a subagent does not start subagents. A call to a tool
   outside the pool is the loop's "unknown tool" and never reaches a server.
 - **One process per server.** Its calls go through the hub's clients, the parent's
-  connections: however many agents use docs, docs runs once. A server only its file
-  defines (an inline ``mcpServers`` entry) is added to the hub when the task starts and
+  connections: however many agents use docs, docs runs once. A parent's server it names
+  that has not started yet is connected for it, and stays the parent's. A server only its
+  file defines (an inline ``mcpServers`` entry) is added to the hub when the task starts and
   removed, so stopped, when it ends, however it ends.
 - **Permissions inherited.** Each call passes the parent's policy, as this part's
   ``policy`` hook receives it from the parts before it: a deny rule holds, an "always" the
@@ -143,7 +144,15 @@ class Agents(Part):
         return _answer(agent, messages, turns)
 
     async def _start(self, agent: Agent, built: Built, own: list[str], transcript: Transcript) -> None:
-        """Add and connect the servers only ``agent`` defines; ``own`` gets each one added."""
+        """Connect a parent's server it names that has not started yet (it stays the parent's); add and connect the
+        servers only ``agent`` defines, each put in ``own``."""
+        for name in agent.servers or ():
+            entry = built.hub.entries.get(name)
+            if entry is None:
+                transcript.note(f"agent '{agent.name}': {agent.source}: field 'mcpServers': '{name}' is not a server "
+                                "of the parent: it runs without it")
+            elif entry.state is State.PENDING:
+                await built.hub.connect(name)
         for server in agent.inline:
             if server.name in built.hub.entries:
                 raise ToolError(f"agent '{agent.name}': {server.source}: server '{server.name}' is the parent's too: "

@@ -221,3 +221,27 @@ def test_the_allowlist_takes_exact_names_and_server_patterns_and_disallowed_firs
     assert allowed == ["mcp__docs__search", "mcp__deploy__status", "read_file"], allowed
     everything = agent("---\nname: b\ndescription: x\n---\n")
     assert all(everything.allows(tool(n, s)) for n, s in names), "expected no tools field to allow every tool"
+
+
+def test_a_named_server_not_started_yet_is_connected_for_the_agent_and_an_unknown_one_is_said(tmp_path):
+    named = agent("---\nname: reader\ndescription: reads\nmcpServers: [docs, wiki]\ntools: mcp__docs__search\n---\nRead.\n")
+    model = Trying([("", [(TASK, {"agent": "reader", "prompt": "look"})]), ("", [("mcp__docs__search", {"query": "x"})]),
+                    ("read", []), ("done", [])])
+    out = io.StringIO()
+    transcript = Transcript(out)
+    reached: list[str] = []
+
+    async def main():
+        async with Stack([], transcript, upto("s38", given=[Agents([named]), Output(tmp_path / "spill")])) as stack:
+            async def connect():
+                client = Counted("docs", reached)
+                await client.list_tools()
+                return client
+            stack.hub.add("docs", connect)  # pending: the lead never connects it
+            await run_agent(model, "go", stack.pool("lead", []), transcript, 10, stack.policy)
+            return stack.hub.entries["docs"].state
+
+    state = asyncio.run(main())
+    assert reached == ["docs.search"], reached
+    assert state.value == "connected", "expected docs to stay connected, the parent's, after the agent"
+    assert "[reader] note: agent 'reader': test.md: field 'mcpServers': 'wiki' is not a server of the parent: it runs without it" in out.getvalue(), out.getvalue()

@@ -245,3 +245,67 @@ def test_a_named_server_not_started_yet_is_connected_for_the_agent_and_an_unknow
     assert reached == ["docs.search"], reached
     assert state.value == "connected", "expected docs to stay connected, the parent's, after the agent"
     assert "[reader] note: agent 'reader': test.md: field 'mcpServers': 'wiki' is not a server of the parent: it runs without it" in out.getvalue(), out.getvalue()
+
+
+def test_the_output_cap_and_spill_apply_to_an_agents_call(tmp_path):
+    from harness.results import ToolResult, text_block
+
+    class Flooding(MockClient):
+        async def call_tool(self, name, arguments):
+            return ToolResult((text_block("line of the docs\n" * 20_000),))  # about 80,000 tokens, past the 25,000 cap
+
+    model = Trying([("", [(TASK, {"agent": "researcher", "prompt": "look"})]), ("", [("mcp__docs__search", {"query": "x"})]),
+                    ("read", []), ("done", [])])
+    out = io.StringIO()
+    transcript = Transcript(out)
+
+    async def main():
+        async with Stack([], transcript, upto("s38", given=[Agents([RESEARCHER]), Output(tmp_path / "spill", "spill")])) as stack:
+            async def connect():
+                client = Flooding(SERVERS["docs"]())
+                await client.list_tools()
+                return client
+            stack.hub.add("docs", connect)
+            await stack.connect_all()
+            await run_agent(model, "go", stack.pool("lead", []), transcript, 10, stack.policy)
+
+    asyncio.run(main())
+    spilled = [line for line in out.getvalue().splitlines() if "[cut: about" in line]
+    assert len(spilled) == 1 and spilled[0].startswith("[researcher]") and "over the cap of 25000. The whole text is in spill/001-docs-search.txt" in spilled[0], spilled
+    assert (tmp_path / "spill" / "001-docs-search.txt").stat().st_size == len("line of the docs\n" * 20_000), "expected the whole text spilled"
+
+
+@pytest.mark.slow
+def test_a_form_a_server_asks_for_during_an_agents_call_says_whose_call_it_is_in_both_eras(tmp_path):
+    import sys
+    from pathlib import Path
+
+    from harness import config, elicit
+    from harness.ask import Ask, Script
+    from harness.model import Scenario, ScriptedModel
+    from harness.stack import Asking
+
+    root = Path(__file__).resolve().parent.parent
+    settings = tmp_path / "cline_mcp_settings.json"
+    settings.write_text((root / "lessons/s33/cline_mcp_settings.json").read_text(encoding="utf-8"), encoding="utf-8")
+    servers = config.load(config.Paths(home=tmp_path, cwd=tmp_path, managed=tmp_path), [settings])
+    helper = agent("---\nname: helper\ndescription: files tickets\ntools: mcp__desk__file_ticket, mcp__desk2026__triage\n---\nFile.\n")
+    scenario = Scenario.parse({"prompt": "p", "answers": [{"form": {"team": "web"}}, {"form": {"team": "ops"}}], "turns": [
+        {"tool_calls": [{"name": TASK, "input": {"agent": "helper", "prompt": "file it"}}]},
+        {"tool_calls": [{"name": "mcp__desk__file_ticket", "input": {"summary": "Login fails"}}]},
+        {"tool_calls": [{"name": "mcp__desk2026__triage", "input": {"summary": "Login fails"}}]},
+        {"text": "filed"}, {"text": "done"}]}, "s.yaml")
+    out = io.StringIO()
+
+    async def main():
+        transcript = Transcript(out)
+        asker = elicit.Asker(transcript=transcript, ask=Ask(Script(scenario.answers)))
+        parts = upto("s38", given=[Asking(asker), Agents([helper]), Output(tmp_path / "spill")], without=(Permissions,))
+        async with Stack(servers, transcript, parts, environ={"PYTHON": sys.executable}) as stack:
+            await stack.connect_all()
+            await run_agent(ScriptedModel(scenario), scenario.prompt, stack.pool("lead", []), transcript, 10, stack.policy)
+
+    asyncio.run(main())
+    lines = out.getvalue().splitlines()
+    assert "[helper]   ?? desk asks: form: Filing 'Login fails': who owns it, and how urgent is it?" in lines, out.getvalue()
+    assert "[helper]   ?? desk2026 asks: form: Triage 'Login fails': which team?" in lines, out.getvalue()

@@ -55,6 +55,8 @@ Modules follow lesson order; an earlier module never imports a later one.
     toolindex     s36  the search index over tools: BM25 over name, searchHint, parameters, description; per server
     apisearch     s36  the Messages API's own search tool (tool_search_tool_bm25), for --tool-search server
     toolsearch    s36  deferred loading and tool_search as a stack part: defer_loading, tool_reference, misses that say why
+    agents        s38  Claude Code's agent files (.claude/agents/NAME.md) read and checked; each agent's allowlist
+    subagents     s38  the task tool as a stack part: an agent's loop on the parent's servers, pool and policy
     skills        s37  SEP-2640 skills on the wire: skills/list at connect, each file read on demand and verified
     skilltool     s37  skills for the model as a stack part: the catalogue, load_skill, server:skill names, trust
     tasks         s39  SEP-2663 tasks followed as a stack part: polled, answered, cancelled, polled again after a reconnect

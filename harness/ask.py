@@ -11,7 +11,8 @@ A question goes to one of four, chosen once per run:
 
 s31's permission questions (``harness.permissions``) and s33's forms, pages and consents
 (``harness.elicit``) both ask through it, so one list of answers serves both in the order
-they are asked, and ``who`` says in the transcript who answered.
+they are asked, and ``who`` says in the transcript who answered. A question asked for a subagent
+(s38) begins with its label (``harness.transcript.labelled``), as its transcript lines do.
 
 Introduced by s31. Not handled here: what a reply means (each caller reads its own).
 """
@@ -25,6 +26,7 @@ from typing import TextIO
 from harness import echo, nesting
 from harness.jsonvalue import JSON
 from harness.signals import ask_line
+from harness.transcript import label
 
 Answer = JSON  # a scenario's or a user's answer: a word, a form ({"form": {...}}), a sample ({"sample": "text"})
 
@@ -79,7 +81,7 @@ class Ask:
             return None
         from harness.signals import ask_line  # the signal trap's reader: only when a person is asked
 
-        typed = await ask_line(self._in, self._out, echo.terminal(prompt))
+        typed = await ask_line(self._in, self._out, echo.terminal(label() + prompt))
         return typed.strip() if typed else None
 
     def tell(self, text: str) -> None:
@@ -95,7 +97,7 @@ class Ask:
             return None
 
         # A question may quote a server (its form's message, a tool's name): escaped, as every line to the terminal is.
-        line = (await ask_line(self._in, self._out, echo.terminal(prompt))).strip()
+        line = (await ask_line(self._in, self._out, echo.terminal(label() + prompt))).strip()
         if line.startswith("{"):
             try:
                 typed = nesting.loads(line)

@@ -19,6 +19,9 @@ Calls run in order, one at a time, except back-to-back calls to a tool marked
 ``concurrent`` (``connect_mcp``): those run at once, and their output is held and printed
 call by call, so the transcript is the same bytes as if they had run in order.
 
+A tool that runs a loop of its own (s38's subagents) asks ``running_model()`` for the
+model of the loop that called it, so one model, scripted or live, serves both.
+
 Introduced by s19. Not handled here: running other tools' calls at once (a model may
 write, then read), context compaction, permissions (s31), output limits (s32).
 """
@@ -27,6 +30,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Awaitable, Callable
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,6 +42,12 @@ from harness.tools import Tool
 from harness.transcript import Transcript, grouped
 
 DEFAULT_MAX_TURNS = 12
+_MODEL: ContextVar[Model | None] = ContextVar("loop_model", default=None)
+
+
+def running_model() -> Model | None:
+    """The model of the innermost ``run_agent`` this task runs in; None outside one."""
+    return _MODEL.get()
 
 
 @dataclass(frozen=True)
@@ -83,6 +93,14 @@ async def run_agent(
     policy: Policy = Policy(),
 ) -> list[JSONObject]:
     """Run one user prompt to the end; returns the whole conversation."""
+    token = _MODEL.set(model)
+    try:
+        return await _run(model, prompt, pool, transcript, max_turns, policy)
+    finally:
+        _MODEL.reset(token)
+
+
+async def _run(model: Model, prompt: str, pool: PoolSource, transcript: Transcript, max_turns: int, policy: Policy) -> list[JSONObject]:
     messages: list[JSONObject] = [{"role": "user", "content": prompt}]
     transcript.user(prompt)
     shown: Turn | None = None

@@ -187,6 +187,7 @@ class Permissions(Part):
         self.permissions = permissions.Permissions(self.rules or permissions.Rules(), prompter=self.prompter,
                                                    auto_approve=permissions.auto_approve(entries), transcript=built.transcript)
         built.found["prompter"] = self.permissions.prompter  # who asks the user: a later part asks through it too
+        built.found["permissions"] = self.permissions  # s38's subagents leave out what a deny rule names, as here
 
     def offered(self, turn: Turn, built: Built) -> Turn:
         assert self.permissions is not None

@@ -24,6 +24,12 @@ its output by timing. Inside ``holding()``, output made by a task tagged with
 ``grouped(key)`` (and by the tasks it starts) is held per key; ``release(key)`` prints and
 records it, so the transcript reads in call order, the same bytes every run.
 
+A subagent's work (s38) prints through the same transcript: inside ``labelled(label)``, each
+line a task (and the tasks it starts) prints begins with ``label``, so a reader sees whose
+call, question or note it is; ``label()`` is that text, for a question asked elsewhere. What a
+server says from its own task while a labelled call is in flight on it (a form it asks for, a
+log line, a frame) carries that label too, inside ``on_behalf(server, label)``.
+
 JSON is printed with sorted keys, and ``\\r`` never appears: every line goes out through
 ``echo.terminal``, so no control or bidi character of a server's reaches the terminal raw
 (the events keep the text as it came, but a bare carriage return). The snapshot tests pin the
@@ -47,6 +53,7 @@ from harness.jsonvalue import JSON, JSONObject
 from harness.redact import Literals, Redactor, clean
 
 _GROUP: ContextVar[str | None] = ContextVar("transcript_group", default=None)
+_LABEL: ContextVar[str] = ContextVar("transcript_label", default="")
 _HOSTS = ("127.0.0.1", "localhost", "[::1]")
 
 
@@ -115,6 +122,7 @@ class Transcript:
         self.events: list[JSONObject] = []
         self.broken = False  # a write failed: the reader is gone
         self._held: dict[str, list[Callable[[], None]]] | None = None
+        self._behalf: dict[str, str] = {}  # server -> the label of the call in flight on it (``on_behalf``)
 
     def clean(self, value: JSONObject) -> JSONObject:
         """``value`` as every output shows it: secrets redacted; normalized in a deterministic run."""
@@ -143,7 +151,8 @@ class Transcript:
         ``text``: the event's ``render`` already made by the caller (the wire tap has the
         frame's JSON at hand), so it is not rendered again.
         """
-        self.output(lambda: self._write(event, text))
+        label = self._label(event)
+        self.output(lambda: self._write(event, text, label))
 
     def _text(self, text: str) -> str:
         text = self.redact(text)
@@ -156,7 +165,8 @@ class Transcript:
         event = self.record(kind, **fields)
         if self.broken:
             raise BrokenPipeError("the transcript's reader has gone")
-        self.output(lambda: self._write(event))
+        label = self._label(event)  # read now: a held line is printed later, by another task
+        self.output(lambda: self._write(event, label=label))
         if self.broken:
             raise BrokenPipeError("the transcript's reader has gone")
         return event
@@ -165,7 +175,8 @@ class Transcript:
         """Record (and print, if ``show``) from inside a callback: never raises on output."""
         event = self.record(kind, keep, **fields)
         if show:
-            self.output(lambda: self._write(event))
+            label = self._label(event)
+            self.output(lambda: self._write(event, label=label))
         return event
 
     def record(self, kind: str, keep: bool = True, **fields: JSON) -> JSONObject:
@@ -182,6 +193,22 @@ class Transcript:
             self._held.setdefault(group, []).append(action)
         else:
             action()
+
+    def _label(self, event: JSONObject) -> str:
+        return _LABEL.get() or (self._behalf.get(event["server"], "") if self._behalf and isinstance(event.get("server"), str) else "")
+
+    @contextmanager
+    def on_behalf(self, server: str, label: str) -> Iterator[None]:
+        """In the block, lines about ``server`` made outside any label (in its session's own task) carry ``label``."""
+        before = self._behalf.get(server)
+        self._behalf[server] = label
+        try:
+            yield
+        finally:
+            if before is None:
+                self._behalf.pop(server, None)
+            else:
+                self._behalf[server] = before
 
     @contextmanager
     def holding(self) -> Iterator[None]:
@@ -203,12 +230,15 @@ class Transcript:
         for action in (self._held or {}).pop(group, []):
             action()
 
-    def _write(self, event: JSONObject, text: str | None = None) -> None:
+    def _write(self, event: JSONObject, text: str | None = None, label: str = "") -> None:
         if self.out is None or self.broken:
             return
         try:
             # Whatever an event holds (a tool's result, a server's log or name), the terminal gets it escaped.
-            self.out.write(echo.terminal(render(event) if text is None else text) + "\n")
+            shown = echo.terminal(render(event) if text is None else text)
+            if label:
+                shown = "\n".join(label + line for line in shown.split("\n"))
+            self.out.write(shown + "\n")
             self.out.flush()
         except (BrokenPipeError, ValueError):  # ValueError: the stream was closed under us
             self.broken = True
@@ -274,6 +304,21 @@ def render(event: JSONObject) -> str:
         sent = "".join(f"\n       {name}: {value}" for name, value in event.get("headers", {}).items())  # s34's header view
         return f"    {arrow} {event['server']} {dumps(event['message'])}{sent}"
     return f"{kind}: " + event["text"].replace("\n", "\n    ")
+
+
+def label() -> str:
+    """The label this task's lines begin with ("" outside ``labelled``)."""
+    return _LABEL.get()
+
+
+@contextmanager
+def labelled(text: str) -> Iterator[None]:
+    """Begin every line this task (and the tasks it starts) prints with ``text``; nested labels add up."""
+    token = _LABEL.set(_LABEL.get() + text)
+    try:
+        yield
+    finally:
+        _LABEL.reset(token)
 
 
 @contextmanager

@@ -54,6 +54,8 @@ CASES = [
     Case("s35", kinds=("transcript", "frames")),
     *(Case("s36", kinds=("transcript", "frames")), Case("s36", "off", ("--tool-search", "off", "--scenario", str(ROOT / "lessons/s36/off.yaml")))),
     Case("s37", kinds=("transcript", "frames")),
+    *(Case("s38", kinds=("transcript", "frames")),
+      Case("s38", "cancel", ("--scenario", str(ROOT / "lessons/s38/cancel.yaml"), "--ctrl-c-on", "get_version"), exit_code=130)),
     Case("s39", kinds=("transcript", "frames")),
 ]
 

@@ -82,3 +82,52 @@ class _Item:
 
     def model_dump(self, **kwargs):
         return dict(self._data)
+
+
+def test_a_labelled_task_prints_each_line_with_its_label_and_a_held_line_keeps_it():
+    from harness.transcript import grouped, labelled
+
+    out = io.StringIO()
+    transcript = Transcript(out)
+    with labelled("researcher| "):
+        transcript.emit("tool_result", name="x", content="first\nsecond", is_error=False)
+        with labelled("inner| "):
+            transcript.note("nested")
+    transcript.note("the parent again")
+    with transcript.holding():
+        with grouped("call-1"), labelled("deployer| "):
+            transcript.note("held")
+        transcript.release("call-1")  # released by the parent, outside the label: printed with the label it was made under
+    assert out.getvalue().splitlines() == [
+        "researcher|   <- first", "researcher|      second", "researcher| inner| note: nested",
+        "note: the parent again", "deployer| note: held"], out.getvalue()
+    assert [e["kind"] for e in transcript.events] == ["tool_result", "note", "note", "note"], "expected the events as they were, unlabelled"
+
+
+def test_a_question_asked_inside_a_label_begins_with_it():
+    import asyncio
+
+    from harness.ask import Ask
+    from harness.transcript import labelled
+
+    asked = io.StringIO()
+    ask = Ask(ask_in=io.StringIO("y\n"), ask_out=asked)
+
+    async def question():
+        with labelled("deployer| "):
+            return await ask.question("allow mcp__deploy__trigger? ")
+
+    assert asyncio.run(question()) == "y"
+    assert asked.getvalue() == "deployer| allow mcp__deploy__trigger? ", f"expected the label before the question, got {asked.getvalue()!r}"
+
+
+def test_a_servers_own_lines_carry_the_label_of_the_call_in_flight_on_it():
+    out = io.StringIO()
+    transcript = Transcript(out)
+    with transcript.on_behalf("desk", "[helper] "):
+        transcript.post("elicit", server="desk", asked="form: who?", detail="", answer="accept", by="scripted")
+        transcript.post("log", server="docs", level="info", text="another server's line")
+    transcript.post("log", server="desk", level="info", text="after the call")
+    assert out.getvalue().splitlines() == [
+        "[helper]   ?? desk asks: form: who?", "[helper]      scripted answered: accept",
+        "log: docs (info): another server's line", "log: desk (info): after the call"], out.getvalue()

@@ -13,6 +13,7 @@ from harness.commands.extension import Extension
 
 from harness.commands import toolfind  # s36: tools --search, chat --tool-search
 from harness.commands import skillcmd  # s37: skills, skill SERVER:NAME, chat's /server:prompt
+from harness.commands import agentcmd  # s38: agents, chat's task tool over .claude/agents
 from harness.commands import taskcmd  # s39: tasks followed in every command, status lines on stderr
 from harness.commands import convert  # convert --from FILE --to FORMAT, between the clients' formats
 

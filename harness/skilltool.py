@@ -102,6 +102,10 @@ class Loader:
         self._said: set[str] = set()
         self._cut = 0
         self.tool = Tool(NAME, _DESCRIPTION, _SCHEMA, self.call, annotations={"readOnlyHint": True})
+        for server in built.servers:  # a value that is not true or false would be read as "not trusted" without a word
+            if TRUST in server.raw and not isinstance(server.raw[TRUST], bool):
+                self.say("warning", f"server '{server.name}': field '{TRUST}': expected true or false, not "
+                                    f"{server.raw[TRUST]!r:.60}; its skills are asked about")
 
     def say(self, kind: str, text: str) -> None:
         """A transcript line, once per run for the same text."""

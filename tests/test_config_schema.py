@@ -19,6 +19,7 @@ import pytest
 from harness.config import fields, formats
 from harness.config.documents import decode
 from harness.config.search_policy import Mode
+from harness.config.task_policy import TaskPolicy
 from harness.errors import ConfigError
 from harness.spec import ServerSpec
 
@@ -31,7 +32,9 @@ SAMPLES = {
     "autoApprove": ([["search"], []], ["search", [1], {"a": 1}]),
     "maxOutputTokens": ([100, 25000], [99, 2.5, True, "300"]),
     "protocol": (["2026-07-28", "2025-11-25", "auto"], ["2025-06-18", 2026, None]),
-    "toolSearch": (["on", "off", "auto", "auto:5", "auto:100", " Auto:50 "], ["auto:0", "auto:101", "sometimes", 1]),
+    "toolSearch": (["on", "off", "server", "auto", "auto:5", "auto:100", " Auto:50 "], ["auto:0", "auto:101", "sometimes", 1]),
+    "tasks": (["on", "off", ["render_video"]], [[], [""], "long", True]),
+    "trustSkills": ([True, False], ["yes", "true", None]),
     "timeouts": ([{"call": 5}, {"connect": 0.5, "list": 3600}], [{"call": 0}, {"call": 3601}, {"read": 5}, {"call": "5"}]),
 }
 
@@ -47,6 +50,14 @@ def refused_by_the_harness(name: str, value: object) -> bool:
         except ConfigError:
             return True
         return False
+    if name == "tasks":  # warned about by the tasks part, which keeps the default
+        try:
+            TaskPolicy.parse(value, "tasks")
+        except ConfigError:
+            return True
+        return False
+    if name == "trustSkills":  # warned about by the skills part, which then asks
+        return not isinstance(value, bool)
     server = formats.ServerConfig("s", "user", "f.json", ServerSpec("s", "stdio", command="x"), raw=MappingProxyType({name: value}))
     return fields.checked(replace(server)).spec is None
 

@@ -35,8 +35,13 @@ from __future__ import annotations
 
 import hashlib
 import re
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
+
+import yaml
+
+from sitegen import quiz
 
 LANGS = ("zh", "ja")
 NAMES = {"en": "English", "zh": "中文", "ja": "日本語"}
@@ -136,10 +141,15 @@ def headings(text: str) -> list[tuple[int, str, str | None]]:
 
 def anchors(text: str) -> set[str]:
     """The ids a page's headings get: each ``{#id}``, else the toc extension's slug of its text."""
-    from markdown.extensions.toc import slugify  # only where anchors are checked: markdown comes with mkdocs
+    return {anchor or slug(title) for _, title, anchor in headings(text)}
 
-    return {anchor or slugify(re.sub(r"[`*_]|\[([^\]]*)\]\([^)]*\)", r"\1", title), "-")
-            for _, title, anchor in headings(text)}
+
+def slug(title: str) -> str:
+    """The id Python-Markdown's toc extension gives a heading (its default ``slugify``, ASCII only)."""
+    text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", title).replace("`", "")
+    text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
+    text = re.sub(r"[^\w\s-]", "", text).strip().lower()
+    return re.sub(r"[-\s]+", "-", text)
 
 
 def generated(text: str) -> list[tuple[str, str, str]]:
@@ -237,15 +247,20 @@ def _links(repo: Path, pair: Pair, text: str, where: str) -> list[str]:
     return problems
 
 
-def check(repo: Path, pair: Pair) -> list[str]:
-    """What is wrong with one translation: missing, unstamped, stale, structurally different, a broken link."""
-    where = _rel(repo, pair.path)
-    if not pair.path.is_file():
-        return [f"{where}: missing (the {NAMES[pair.lang]} translation of {_rel(repo, pair.source)})"]
-    english = english_part(pair, pair.source.read_text(encoding="utf-8"))
-    text = pair.path.read_text(encoding="utf-8")
-    lines = text.split("\n")
-    problems = []
+def missing(repo: Path, pair: Pair) -> list[str]:
+    if pair.path.is_file():
+        return []
+    return [f"{_rel(repo, pair.path)}: missing (the {NAMES[pair.lang]} translation of {_rel(repo, pair.source)})"]
+
+
+def _texts(pair: Pair) -> tuple[str, str]:
+    return english_part(pair, pair.source.read_text(encoding="utf-8")), pair.path.read_text(encoding="utf-8")
+
+
+def stamp_problems(repo: Path, pair: Pair) -> list[str]:
+    """The language line and the stamp: present, and the stamp the hash of the English prose as it is now."""
+    where, (english, text) = _rel(repo, pair.path), _texts(pair)
+    lines, problems = text.split("\n"), []
     if pair.stamp_line == 2 and lines[:2] != [LANGUAGE_LINE, ""]:
         problems.append(f"{where}: line 1: expected the language line {LANGUAGE_LINE!r} and a blank line")
     stamp = STAMP.match(lines[pair.stamp_line]) if len(lines) > pair.stamp_line else None
@@ -256,11 +271,74 @@ def check(repo: Path, pair: Pair) -> list[str]:
         problems.append(f"{where}: stale: {_rel(repo, pair.source)} changed since it was translated "
                         f"(stamp {stamp['hash'][:12]}, English now {digest(english)[:12]}); update the translation, "
                         "then run python site/translations.py --stamp")
-    return problems + _structure(pair, english, text, where) + _links(repo, pair, text, where)
+    return problems
+
+
+def structure_problems(repo: Path, pair: Pair) -> list[str]:
+    english, text = _texts(pair)
+    return _structure(pair, english, text, _rel(repo, pair.path))
+
+
+def link_problems(repo: Path, pair: Pair) -> list[str]:
+    return _links(repo, pair, _texts(pair)[1], _rel(repo, pair.path))
+
+
+def check(repo: Path, pair: Pair) -> list[str]:
+    """What is wrong with one translation: missing, unstamped, stale, structurally different, a broken link."""
+    if not pair.path.is_file():
+        return missing(repo, pair)
+    return stamp_problems(repo, pair) + structure_problems(repo, pair) + link_problems(repo, pair)
+
+
+# --- quizzes and hints ------------------------------------------------------------------
+
+def quiz_problems(repo: Path, lesson: str, lang: str) -> list[str]:
+    """``quiz.{lang}.yaml``: the English list in the same order, each proof (and case) byte-identical."""
+    path = quiz.path_of(repo, lesson, lang)
+    rel = _rel(repo, path)
+    if not quiz.path_of(repo, lesson).is_file():
+        return []
+    if not path.is_file():
+        return [f"{rel}: missing (the {NAMES[lang]} translation of lessons/{lesson}/quiz.yaml)"]
+    (theirs, _), (ours, problems) = quiz.load(repo, lesson), quiz.load(repo, lesson, lang)
+    if not problems and len(ours) != len(theirs):
+        problems.append(f"{rel}: {len(ours)} questions, expected {len(theirs)} as in quiz.yaml")
+    for i, (a, b) in enumerate(zip(theirs, ours), 1):
+        if (a.proof, a.case) != (b.proof, b.case):
+            problems.append(f"{rel}: question {i}: proof and case must be byte-identical to quiz.yaml's")
+    return problems
+
+
+def hint_problems(repo: Path, lesson: str, lang: str) -> list[str]:
+    """``exercises/sNN/hints.{lang}.yaml``: a translated hint for each exercise folder, and nothing else."""
+    folders = sorted(p.name for p in (repo / "exercises" / lesson).glob("[0-9]_*") if (p / "solution.py").is_file())
+    if not folders:
+        return []
+    path = repo / "exercises" / lesson / f"hints.{lang}.yaml"
+    rel = _rel(repo, path)
+    if not path.is_file():
+        return [f"{rel}: missing (the {NAMES[lang]} hints of exercises/{lesson}/)"]
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as exc:
+        return [f"{rel}: not YAML: {str(exc).splitlines()[0]}"]
+    if not isinstance(data, dict) or not all(isinstance(v, str) and v.strip() for v in data.values()):
+        return [f"{rel}: expected a mapping from each exercise folder to its hint (a non-empty string)"]
+    problems = [f"{rel}: no hint for {name}" for name in folders if name not in data]
+    return problems + [f"{rel}: {name!r} is no exercise folder of exercises/{lesson}/" for name in data if name not in folders]
+
+
+def lessons(repo: Path) -> list[str]:
+    return sorted(p.name for p in (repo / "lessons").glob("s[0-9][0-9]") if p.is_dir())
 
 
 def problems(repo: Path) -> list[str]:
-    return [p for pair in pairs(repo) for p in check(repo, pair)]
+    """Everything ``site/translations.py --check`` reports: pages, then quizzes and hints."""
+    found = [p for pair in pairs(repo) for p in check(repo, pair)]
+    for lesson in lessons(repo):
+        for lang in LANGS:
+            found += quiz_problems(repo, lesson, lang) + hint_problems(repo, lesson, lang)
+    return found
 
 
 def stamped(repo: Path, pair: Pair) -> str | None:

@@ -224,3 +224,30 @@ def test_readme_blocks_refreshes_a_translation_with_its_own_quiz(tmp_path):
     assert "stale words" not in new
     assert [b for k, _, b in i18n.generated(new) if k != "quiz"] == [b for k, _, b in i18n.generated(english) if k != "quiz"]
     assert new.count("glossary.md#") == english.count("glossary.md#"), "expected no glossary link added or dropped"
+
+
+# --- the runner's hint in the learner's language ----------------------------------------
+
+def test_the_hint_language_is_read_from_the_locale_as_gettext_reads_it():
+    import runner  # exercises/runner.py
+
+    cases = {(("LANG", "zh_CN.UTF-8"),): "zh", (("LANG", "ja_JP.UTF-8"),): "ja", (("LANG", "C.UTF-8"),): "en",
+             (("LANG", "ja_JP.UTF-8"), ("LC_ALL", "zh_TW.UTF-8")): "zh", (("LANGUAGE", "ja:en"), ("LANG", "zh_CN")): "ja",
+             (("LANG", "fr_FR.UTF-8"),): "en", (): "en"}
+    found = {env: runner.language(dict(env)) for env in cases}
+    assert found == cases, f"expected {cases}, found {found}"
+
+
+def test_the_hint_is_printed_in_the_language_asked_and_in_english_otherwise(tmp_path, capsys):
+    import runner
+
+    shutil.copytree(ROOT / "exercises" / "s19", tmp_path / "s19")
+    (tmp_path / "s19" / "hints.ja.yaml").write_text("1_add_a_tool: ツールは `mock_servers/catalog.py` にあります。\n",
+                                                    encoding="utf-8")
+    first = runner.Solution.read(tmp_path / "s19" / "1_add_a_tool")
+    second = runner.Solution.read(tmp_path / "s19" / "2_make_a_server_fail")
+    assert runner.hint(first, "ja") == "hint  s19/1: ツールは `mock_servers/catalog.py` にあります。"
+    assert runner.hint(first, "zh") == runner.hint(first) == f"hint  s19/1: {first.hint}", "expected English without hints.zh.yaml"
+    assert runner.hint(second, "ja") == f"hint  s19/2: {second.hint}", "expected English for a hint not translated"
+    assert runner.main(["s19/1", "--hint", "--lang", "en"]) == 0
+    assert capsys.readouterr().out.startswith("hint  s19/1: Tools are listed"), "expected the English hint with --lang en"

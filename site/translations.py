@@ -41,4 +41,8 @@ def main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    try:
+        sys.exit(main(sys.argv[1:]))
+    except BrokenPipeError:  # python site/translations.py --check | head: the reader left
+        sys.stderr.close()
+        sys.exit(1)

@@ -160,6 +160,16 @@ def test_a_regenerated_block_or_a_changed_code_line_leaves_the_stamp_alone(tmp_p
     assert any("generated block 'check' differs from English" in p for p in problems), problems
 
 
+def test_an_excerpt_line_changed_in_a_site_page_is_named(tmp_path):
+    repo = _repo(tmp_path)
+    glossary = repo / "site" / "docs" / "glossary.md"
+    glossary.write_text(glossary.read_text() + "\n<!-- excerpt: s19/default.transcript /^user>/ -->\n", encoding="utf-8")
+    page = repo / "site" / "docs" / "glossary.zh.md"
+    page.write_text(page.read_text() + "\n<!-- excerpt: s19/default.transcript /^tools/ -->\n", encoding="utf-8")
+    problems = [p for p in _page_problems(repo) if "excerpts" in p]
+    assert [p.split(":")[0] for p in problems] == ["site/docs/glossary.zh.md", "site/docs/glossary.ja.md"], problems
+
+
 def test_structure_and_link_problems_are_named(tmp_path):
     repo = _repo(tmp_path)
     page = repo / "lessons" / "s20" / "README.ja.md"

@@ -20,7 +20,8 @@ their text. Regenerated excerpts and line numbers therefore leave a translation 
 an edited English sentence makes it stale. Fenced blocks are checked another way: a
 translation's must be byte-identical to the English page's, in the same order, and so
 must its generated blocks' markers and, but for the quiz (from ``quiz.{lang}.yaml``),
-their contents. Headings: the same levels in the same order, each ``{#id}`` of the
+their contents, and each ``<!-- excerpt: -->`` and ``<!-- source: -->`` line of a site page
+(what the page includes from a pinned run or the code when the site is built). Headings: the same levels in the same order, each ``{#id}`` of the
 English kept. Links: each relative link resolves from the translation's folder, a page
 that has a translation is linked in the translation's own language, and an anchor into
 a page names a heading of that page.
@@ -55,6 +56,7 @@ HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$")
 HEADING_ID = re.compile(r"\{[^}]*#([\w-]+)[^}]*\}\s*$")
 INLINE_LINK = re.compile(r"!?\[(?:[^\]\\]|\\.)*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
 INLINE_CODE = re.compile(r"(`+)(?:(?!\1).)+?\1", re.S)
+INCLUDE = re.compile(r"^\s*<!-- (?:excerpt|source): ")
 GLOSSARY_LINK = re.compile(r"\[([^\]]+)\]\((?:\.\./)*site/docs/glossary\.md#[a-z0-9-]+\)")
 
 
@@ -152,6 +154,11 @@ def slug(title: str) -> str:
     return re.sub(r"[-\s]+", "-", text)
 
 
+def includes(text: str) -> list[str]:
+    """The lines a hand-written page includes a pinned file or a source symbol with (site/sitegen/excerpts.py)."""
+    return [line.strip() for _, line in _outside_fences(text) if INCLUDE.match(line)]
+
+
 def generated(text: str) -> list[tuple[str, str, str]]:
     """Each generated block: (kind, its opening marker, its contents)."""
     return [(m["kind"], m["head"], m["body"]) for m in BLOCK.finditer(text)]
@@ -215,6 +222,10 @@ def _structure(pair: Pair, english: str, text: str, where: str) -> list[str]:
             problems.append(f"{where}: fenced block {i} differs from English: {b.splitlines()[0]!r} ... "
                             f"(expected a byte-identical copy of {a.splitlines()[0]!r} ...)")
             break
+    theirs_x, ours_x = includes(english), includes(text)
+    if theirs_x != ours_x:
+        problems.append(f"{where}: excerpts {ours_x}, expected {theirs_x}: each <!-- excerpt: --> and <!-- source: --> "
+                        "line of the English page, byte for byte and in order")
     theirs_g, ours_g = generated(english), generated(text)
     if [(k, h) for k, h, _ in theirs_g] != [(k, h) for k, h, _ in ours_g]:
         problems.append(f"{where}: generated blocks {[k for k, _, _ in ours_g]}, expected {[k for k, _, _ in theirs_g]} "

@@ -44,14 +44,15 @@ def path_of(repo: Path, lesson: str, lang: str = "en") -> Path:
     return repo / "lessons" / lesson / ("quiz.yaml" if lang == "en" else f"quiz.{lang}.yaml")
 
 
-# The words around each question, per language: the introduction, and where the proof is from.
+# The words around each question, per language: the introduction, and where the proof is from
+# (zh and ja as the translators first wrote them by hand).
 WORDS = {
     "en": ("Questions about the pinned run above. Try each before you unfold it: the answer comes with the line "
            "of the run that proves it.", "The proof, from `{file}`{where}:", ", line {n}", ", lines {a}-{b}"),
-    "zh": ("关于上面固定运行记录的问题。展开之前先自己试着回答：每个答案都附有证明它的那一行运行输出。",
+    "zh": ("关于上面那次运行的问题。展开之前先自己答一答：每个答案都附有固定运行中证明它的那几行。",
            "证据，来自 `{file}`{where}：", " 第 {n} 行", " 第 {a}-{b} 行"),
-    "ja": ("上の固定された実行記録についての問題です。開く前にまず自分で答えてみてください。答えには、それを裏づける実行記録の行が付いています。",
-           "根拠（`{file}`{where}）：", " の {n} 行目", " の {a}〜{b} 行目"),
+    "ja": ("上の実行についての問題です。開く前に、まず自分で答えてみてください。答えには、それを裏づける固定実行の行が付いています。",
+           "証拠（`{file}`{where}）：", " の {n} 行目", " の {a}-{b} 行目"),
 }
 
 

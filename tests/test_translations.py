@@ -251,7 +251,7 @@ def test_the_hint_language_is_read_from_the_locale_as_gettext_reads_it():
 def test_the_hint_is_printed_in_the_language_asked_and_in_english_otherwise(tmp_path, capsys):
     import runner
 
-    shutil.copytree(ROOT / "exercises" / "s19", tmp_path / "s19")
+    shutil.copytree(ROOT / "exercises" / "s19", tmp_path / "s19", ignore=shutil.ignore_patterns("hints.*.yaml"))
     (tmp_path / "s19" / "hints.ja.yaml").write_text("1_add_a_tool: ツールは `mock_servers/catalog.py` にあります。\n",
                                                     encoding="utf-8")
     first = runner.Solution.read(tmp_path / "s19" / "1_add_a_tool")

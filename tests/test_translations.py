@@ -208,8 +208,15 @@ def test_the_command_stamps_then_checks(tmp_path, monkeypatch, capsys):
     page = repo / "lessons" / "s19" / "README.zh.md"
     page.write_text(page.read_text().replace(page.read_text().split("\n")[2], "<!-- translation of README.md, sha256:0 -->"),
                     encoding="utf-8")
+    other = repo / "lessons" / "s20" / "README.ja.md"
+    other.write_text(other.read_text().replace(other.read_text().split("\n")[2], "<!-- translation of README.md, sha256:0 -->"),
+                     encoding="utf-8")
     assert translations.main(["--check"]) == 1
     assert "lessons/s19/README.zh.md: stale" in capsys.readouterr().out
+    assert translations.main(["--stamp", str(other)]) == 0, "expected only the page named to be stamped"
+    assert capsys.readouterr().out == "stamped: lessons/s20/README.ja.md\n"
+    assert translations.main(["--stamp", str(repo / "nope.md")]) == 2
+    capsys.readouterr()
     assert translations.main(["--stamp"]) == 0
     assert capsys.readouterr().out == "stamped: lessons/s19/README.zh.md\n"
     assert translations.main(["--check"]) == 0

@@ -56,6 +56,7 @@ HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$")
 HEADING_ID = re.compile(r"\{[^}]*#([\w-]+)[^}]*\}\s*$")
 INLINE_LINK = re.compile(r"!?\[(?:[^\]\\]|\\.)*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
 INLINE_CODE = re.compile(r"(`+)(?:(?!\1).)+?\1", re.S)
+SITE_LESSON = re.compile(r"^lessons/(s\d\d)\.md$")  # a site page's link to a lesson page (site/lesson_pages.py)
 INCLUDE = re.compile(r"^\s*<!-- (?:excerpt|source): ")
 GLOSSARY_LINK = re.compile(r"\[([^\]]+)\]\((?:\.\./)*site/docs/glossary\.md#[a-z0-9-]+\)")
 
@@ -244,6 +245,11 @@ def _links(repo: Path, pair: Pair, text: str, where: str) -> list[str]:
             continue
         path, _, anchor = target.partition("#")
         resolved = (folder / path).resolve() if path else pair.path
+        page = SITE_LESSON.match(path) if folder == repo / "site" / "docs" else None
+        if page:  # lesson_pages.py makes the page, in the language being built; it exists with its lesson folder
+            if not (repo / "lessons" / page[1]).is_dir():
+                problems.append(f"{where}:{line}: link {target!r}: no lesson folder lessons/{page[1]}")
+            continue
         if path and not resolved.exists():
             problems.append(f"{where}:{line}: link {target!r}: no such file")
             continue

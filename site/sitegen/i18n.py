@@ -255,6 +255,8 @@ def _links(repo: Path, pair: Pair, text: str, where: str) -> list[str]:
             continue
         if line == 1 and pair.stamp_line == 2:  # the language line links the English page on purpose
             continue
+        if pair.root and resolved == pair.source:  # the top-level README's untranslated rest is read in English
+            continue
         if resolved in known and resolved.suffix == ".md":
             problems.append(f"{where}:{line}: link {target!r}: the English page; expected "
                             f"{translation_of(Path(path), pair.lang).as_posix()} (the {NAMES[pair.lang]} one)")

@@ -59,6 +59,7 @@ from __future__ import annotations
 
 import ast
 import json
+import logging
 import posixpath
 import re
 import sys
@@ -310,7 +311,8 @@ def lesson_page(name: str, previous: str | None, existing: set[str], found: code
 
 
 def lesson_table(names: list[str], found: codeview.Mechanisms, lang: str = "en") -> str:
-    rows = ["| lesson | what it adds | new module |", "|---|---|---|"]
+    said = words.PAGE[lang]
+    rows = [said["table"], "|---|---|---|"]
     for name in sorted(set(names) | set(PLANNED)):
         if name in names:
             title = title_of(name, lang).removeprefix(name).lstrip(":·—- ").strip() or "(no README yet)"
@@ -319,11 +321,11 @@ def lesson_table(names: list[str], found: codeview.Mechanisms, lang: str = "en")
             modules = codeview.new_modules(code, REPO) or modules_of(name, code, found)
             title = title.replace("|", "\\|")
             if not written(name):
-                title += " *(being written)*"
+                title += " " + said["being_written"]
             module = ", ".join(f"`{m}`" for m in modules)
             rows.append(f"| [{name}](lessons/{name}.md) | {title} | {module} |")
         else:
-            rows.append(f"| {name} | *planned, not yet written:* {PLANNED[name]} | |")
+            rows.append(f"| {name} | {said['planned']} {PLANNED[name]} | |")
     return "\n".join(rows)
 
 
@@ -332,6 +334,7 @@ ENDS = ("s35", "ends with the whole hub in one loop")
 
 
 def on_config(config):
+    logging.getLogger("jieba").setLevel(logging.WARNING)  # Material's search segments Chinese with it; its debug lines are not the build's
     names, lang = lessons(), language(config)
     say = words.NAV[lang]
     nav = [{say["Home"]: "index.md"}, {say["Start here"]: "start.md"},

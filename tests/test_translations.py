@@ -268,3 +268,33 @@ def test_the_hint_is_printed_in_the_language_asked_and_in_english_otherwise(tmp_
     assert runner.hint(second, "ja") == f"hint  s19/2: {second.hint}", "expected English for a hint not translated"
     assert runner.main(["s19/1", "--hint", "--lang", "en"]) == 0
     assert capsys.readouterr().out.startswith("hint  s19/1: Tools are listed"), "expected the English hint with --lang en"
+
+
+# --- the site's lesson pages in each language ---------------------------------------------
+
+def test_a_lesson_page_in_each_language_reads_in_that_language():
+    """lesson_pages.py makes the zh and ja page from README.{lang}.md: no language line or stamp, its own quiz,
+    headings and hints, its glossary links pointed at the glossary of its language; English where not translated."""
+    import lesson_pages  # site/lesson_pages.py (importing it builds nothing)
+    from sitegen import words
+
+    found = codeview.Mechanisms.find(ROOT)
+    names = set(lesson_pages.lessons())
+    for lang in i18n.LANGS:
+        page = lesson_pages.lesson_page("s19", None, names, found, lang)
+        said = words.PAGE[lang]
+        assert i18n.LANGUAGE_LINE not in page and "<!-- translation of" not in page, f"{lang}: expected neither on the page"
+        assert f"## {said['viewer']} {{#lesson-viewer}}" in page and f"## {said['run']} {{#lesson-run}}" in page, lang
+        first = (ROOT / "lessons" / "s19" / f"quiz.{lang}.yaml").read_text(encoding="utf-8").split("question: ")[1].split("\n")[0]
+        assert first.strip("'\"") in page, f"{lang}: expected the first question of quiz.{lang}.yaml on the page"
+        assert "](../glossary.md#" not in page and f"](../glossary.{lang}.md#" in page, f"{lang}: glossary links"
+        assert f'"{said["hint"]}"' in page, f"{lang}: expected the exercises' hints folded as {said['hint']!r}"
+    english = lesson_pages.lesson_page("s19", None, names, found, "en")
+    assert "## Step through the run {#lesson-viewer}" in english and i18n.LANGUAGE_LINE not in english
+
+
+def test_the_site_links_a_translated_lesson_to_the_page_of_its_language():
+    import lesson_pages
+
+    text = "See [s20](../s20/README.zh.md#how-it-works) and [s99](../s99/README.ja.md)."
+    assert lesson_pages.rewrite_links(text, "s19", {"s19", "s20"}, set()) == "See [s20](s20.md#how-it-works) and s99."

@@ -33,6 +33,9 @@ PAGE = {
                      "`python lessons/{name}/code.py`. Long lines wrap; a wrapped line is indented.",
         "hint": "Hint",
         "solution": "Solution",
+        "table": "| lesson | what it adds | new module |",
+        "being_written": "*(being written)*",
+        "planned": "*planned, not yet written:*",
     },
     "zh": {
         "goal": "目标",
@@ -46,6 +49,9 @@ PAGE = {
                      "长行会折行，折行部分有缩进。",
         "hint": "提示",
         "solution": "参考答案",
+        "table": "| 课程 | 添加了什么 | 新模块 |",
+        "being_written": "*（正在编写）*",
+        "planned": "*已计划，尚未编写：*",
     },
     "ja": {
         "goal": "目標",
@@ -60,5 +66,8 @@ PAGE = {
                      "`python lessons/{name}/code.py` です。長い行は折り返され、折り返した行は字下げされます。",
         "hint": "ヒント",
         "solution": "解答",
+        "table": "| レッスン | 加えるもの | 新しいモジュール |",
+        "being_written": "*（執筆中）*",
+        "planned": "*計画済み、未執筆：*",
     },
 }

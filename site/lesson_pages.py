@@ -346,8 +346,9 @@ def on_config(config):
     return config
 
 
-def mechanisms(names: list[str]) -> codeview.Mechanisms:
-    """Every lesson's mechanism, found in the harness; a marker that resolves to nothing fails the build."""
+def mechanisms(names: list[str], lang: str = "en") -> codeview.Mechanisms:
+    """Every lesson's mechanism, found in the harness; a marker that resolves to nothing fails the build.
+    In a zh or ja build, a translated quiz whose proofs are not the English ones fails it too."""
     found = codeview.Mechanisms.find(REPO)
     problems = list(found.problems)
     known = set(names) | set(PLANNED)
@@ -359,6 +360,8 @@ def mechanisms(names: list[str]) -> codeview.Mechanisms:
         problems += quotes.check(REPO, name)  # a README quoting output the pinned run no longer prints
         if written(name):
             problems += quiz.problems(REPO, name)
+        if lang != "en" and quiz.path_of(REPO, name, lang).is_file():
+            problems += i18n.quiz_problems(REPO, name, lang)
         if written(name) and not modules_of(name, read(LESSONS / name / "code.py"), found) and not found.symbols.get(name):
             problems.append(f"{name}: no mechanism found: no 'New module:' line in code.py that names a file, "
                             f"no module saying 'Introduced by {name}', no '# lesson: {name}' marker")
@@ -388,7 +391,7 @@ def _lesson_file(config, name: str, lang: str, content: str | None = None):
 
 def on_files(files, config):
     names, lang = lessons(), language(config)
-    found = mechanisms(names)
+    found = mechanisms(names, lang)
     plugin = config.plugins["i18n"]
     for index, name in enumerate(names):
         previous = next((p for p in reversed(names[:index]) if (LESSONS / p / "code.py").is_file()), None)

@@ -191,6 +191,15 @@ def test_a_missing_translation_and_a_lost_glossary_id_are_named(tmp_path):
     assert any(p.startswith("site/docs/glossary.ja.md: heading '工具': expected the English id {#tool}") for p in problems), problems
 
 
+def test_a_translation_that_is_not_utf8_is_named_not_a_crash(tmp_path):
+    repo = _repo(tmp_path)
+    page = repo / "lessons" / "s19" / "README.ja.md"
+    page.write_bytes(page.read_bytes().replace("工作原理".encode(), "工作原理".encode("gb18030")))
+    problems = [p for p in _page_problems(repo) if p.startswith("lessons/s19/README.ja.md")]
+    assert len(problems) == 1 and problems[0].startswith("lessons/s19/README.ja.md: not UTF-8 text ("), problems
+    assert i18n.stamped(repo, i18n.Pair(repo / "lessons" / "s19" / "README.md", "ja")) is None
+
+
 def test_the_top_level_readme_is_compared_up_to_its_second_section(tmp_path):
     repo = _repo(tmp_path)
     readme = repo / "README.md"

@@ -21,15 +21,21 @@ an edited English sentence makes it stale. Fenced blocks are checked another way
 translation's must be byte-identical to the English page's, in the same order, and so
 must its generated blocks' markers and, but for the quiz (from ``quiz.{lang}.yaml``),
 their contents, and each ``<!-- excerpt: -->`` and ``<!-- source: -->`` line of a site page
-(what the page includes from a pinned run or the code when the site is built). Headings: the same levels in the same order, each ``{#id}`` of the
-English kept. Links: each relative link resolves from the translation's folder, a page
-that has a translation is linked in the translation's own language, and an anchor into
-a page names a heading of that page.
+(what the page includes from a pinned run or the code when the site is built).
+Headings: the same levels in the same order, each ``{#id}`` of the English kept. Links:
+each relative link resolves from the translation's folder, a page that has a translation
+is linked in the translation's own language (a site page links a lesson as
+``lessons/sNN.md``, which the build makes in its language), and an anchor into a page
+names a heading of that page. Quizzes (``quiz.{lang}.yaml``: the same questions, proofs
+byte-identical) and exercise hints (``hints.{lang}.yaml``: one per exercise folder) are
+checked beside the pages.
 
 ``problems(repo)`` lists what is wrong, one line per page and problem, naming the page;
-``stamp(repo)`` writes the hashes. ``site/translations.py`` is the command for both.
+``stamped(repo, pair)`` is a translation with its hash written in. ``site/translations.py``
+is the command for both.
 
-Not handled: reference-style link definitions, and anchors into pages other than markdown.
+Not handled: reference-style link definitions, anchors into pages other than markdown, and
+indented (not fenced) code blocks, which are compared as prose.
 """
 
 from __future__ import annotations
@@ -302,11 +308,21 @@ def link_problems(repo: Path, pair: Pair) -> list[str]:
     return _links(repo, pair, _texts(pair)[1], _rel(repo, pair.path))
 
 
+def unreadable(repo: Path, pair: Pair) -> list[str]:
+    """A translation (or its English page) that is not UTF-8 text, named with where it stops being so."""
+    for path in (pair.source, pair.path):
+        try:
+            path.read_text(encoding="utf-8")
+        except UnicodeDecodeError as exc:
+            return [f"{_rel(repo, path)}: not UTF-8 text ({exc.reason} at byte {exc.start})"]
+    return []
+
+
 def check(repo: Path, pair: Pair) -> list[str]:
-    """What is wrong with one translation: missing, unstamped, stale, structurally different, a broken link."""
+    """What is wrong with one translation: missing, unreadable, unstamped, stale, structurally different, a broken link."""
     if not pair.path.is_file():
         return missing(repo, pair)
-    return stamp_problems(repo, pair) + structure_problems(repo, pair) + link_problems(repo, pair)
+    return unreadable(repo, pair) or (stamp_problems(repo, pair) + structure_problems(repo, pair) + link_problems(repo, pair))
 
 
 # --- quizzes and hints ------------------------------------------------------------------
@@ -362,7 +378,7 @@ def problems(repo: Path) -> list[str]:
 
 def stamped(repo: Path, pair: Pair) -> str | None:
     """The translation with its stamp set to the English page's hash (None if it has no stamp line)."""
-    if not pair.path.is_file():
+    if not pair.path.is_file() or unreadable(repo, pair):
         return None
     lines = pair.path.read_text(encoding="utf-8").split("\n")
     if len(lines) <= pair.stamp_line or not STAMP.match(lines[pair.stamp_line]):

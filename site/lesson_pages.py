@@ -278,7 +278,7 @@ def lesson_page(name: str, previous: str | None, existing: set[str], found: code
         readme = for_the_site(readme, named.get("Check what you saw", "Check what you saw"))
         if lang == "en":  # a translation links the glossary by hand, in its language
             readme = glossary.link(readme, "../glossary.md", glossary.terms(DOCS / "glossary.md"))
-        readme = quotes.captioned(readme, name, REPO)
+        readme = quotes.captioned(readme, name, REPO, lang)
         readme = solutions.with_solutions(readme, name, REPO, lang, named.get("Exercises", "Exercises"))
         readme = rewrite_links(readme, name, existing, set(modules))
         heading = re.search(r"^# .*$", readme, re.MULTILINE)
@@ -418,7 +418,7 @@ def on_page_markdown(markdown, page, config, files):
             markdown = markdown.replace(phrase, f"{phrase} (*planned*: [{lesson}](#lessons), not written yet)")
     if not page.file.src_uri.startswith("lessons/"):
         try:
-            markdown = excerpts.expand(markdown, REPO)
+            markdown = excerpts.expand(markdown, REPO, language(config))
         except excerpts.ExcerptError as exc:
             from mkdocs.exceptions import PluginError
 

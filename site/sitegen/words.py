@@ -71,3 +71,20 @@ PAGE = {
         "planned": "*計画済み、未執筆：*",
     },
 }
+
+# The caption over a quoted or included block: where it is from (``file`` already marked up as code).
+SOURCE = {
+    "en": {"one": "line {n}", "many": "lines {a}-{b}", "from": "From {file}, {where}{extra}:", "whole": "The whole of {file}:",
+           "wire": ", printed as <code>--wire</code> prints them"},
+    "zh": {"one": "第 {n} 行", "many": "第 {a}-{b} 行", "from": "来自 {file} {where}{extra}：", "whole": "{file} 的全文：",
+           "wire": "，按 <code>--wire</code> 的格式打印"},
+    "ja": {"one": "{n} 行目", "many": "{a}-{b} 行目", "from": "{file} の {where}{extra}：", "whole": "{file} の全体：",
+           "wire": "（<code>--wire</code> の表示の形で）"},
+}
+
+
+def source(lang: str, file: str, first: int, last: int, extra: str = "") -> str:
+    """``From `f`, lines 3-5:`` in ``lang``."""
+    said = SOURCE[lang]
+    where = said["one"].format(n=first) if first == last else said["many"].format(a=first, b=last)
+    return said["from"].format(file=file, where=where, extra=extra)

@@ -192,7 +192,7 @@ def prose(text: str) -> str:
     """The English text the stamp hashes (see the module docstring)."""
     if text.startswith(LANGUAGE_LINE + "\n"):
         text = text[len(LANGUAGE_LINE) + 1:].lstrip("\n")
-    text = BLOCK.sub(lambda m: f"{m['head']}\n<!-- end of generated: {m['kind']} -->", text)
+    text = _without_generated(text)
     lines = text.split("\n")
     for a, b in reversed(fenced(text)):
         lines[a:b + 1] = [lines[a].strip()[:3]]
@@ -209,6 +209,11 @@ def _rel(repo: Path, path: Path) -> str:
     return path.relative_to(repo).as_posix()
 
 
+def _without_generated(text: str) -> str:
+    """The text with each generated block's contents left out (its markers kept)."""
+    return BLOCK.sub(lambda m: f"{m['head']}\n<!-- end of generated: {m['kind']} -->", text)
+
+
 def _structure(pair: Pair, english: str, text: str, where: str) -> list[str]:
     problems = []
     theirs, ours = headings(english), headings(text)
@@ -221,7 +226,7 @@ def _structure(pair: Pair, english: str, text: str, where: str) -> list[str]:
     prefix = re.match(r"s\d\d:", theirs[0][1]) if theirs else None
     if prefix and ours and not ours[0][1].startswith(prefix[0]):
         problems.append(f"{where}: title {ours[0][1]!r}: expected it to start {prefix[0]!r}")
-    theirs_f, ours_f = fences(english), fences(text)
+    theirs_f, ours_f = fences(_without_generated(english)), fences(_without_generated(text))  # those: compared below
     if len(theirs_f) != len(ours_f):
         problems.append(f"{where}: {len(ours_f)} fenced blocks, expected {len(theirs_f)} as in English")
     for i, (a, b) in enumerate(zip(theirs_f, ours_f), 1):

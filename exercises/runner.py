@@ -41,7 +41,9 @@ that you do not give stays as the course has it; one it brings stays the solutio
 scenario that exercises your change, say). It prints ``ok``, or the check's sentence (``expected 2 lines
 starting '  <! ', found 1: ...``) in at most five lines. The solution itself (its words and
 its change as a diff, or where your file differs from it) only with ``--show-solution``;
-``--hint`` prints the exercise's hint.
+``--hint`` prints the exercise's hint, in the learner's language where
+``exercises/sNN/hints.{zh,ja}.yaml`` translates it: ``--lang zh|ja|en``, else the locale
+(``LANG=ja_JP.UTF-8``), as a program using gettext would read it.
 
 Not handled: solutions that need a network, a terminal, or the live model.
 """
@@ -415,8 +417,39 @@ def _indent(text: str) -> str:
     return "\n".join("      " + line for line in text.splitlines())
 
 
-def hint(solution: Solution) -> str:
-    return f"hint  {solution.key}: {solution.hint or 'none beyond the exercise text in its README'}"
+LANGS = ("en", "zh", "ja")  # the hints' languages: English (HINT), and hints.{lang}.yaml beside the solutions
+
+
+def language(environ: dict[str, str]) -> str:
+    """The learner's language as gettext finds it (LANGUAGE's first entry, then LC_ALL, LC_MESSAGES, LANG):
+    ``zh`` for ``zh_CN.UTF-8``, ``ja`` for ``ja_JP.UTF-8``; English for anything else, C and unset included."""
+    for name in ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG"):
+        value = environ.get(name, "").split(":")[0]
+        if value:
+            code = value.split("_")[0].split(".")[0].lower()
+            return code if code in LANGS else "en"
+    return "en"
+
+
+def translated_hint(solution: Solution, lang: str) -> str | None:
+    """The hint from ``exercises/sNN/hints.{lang}.yaml`` (keyed by the solution's folder name), if there is one."""
+    import yaml  # only for a translated hint: the runner reads nothing else but Python
+
+    path = solution.folder.parent / f"hints.{lang}.yaml"
+    if lang == "en" or not path.is_file():
+        return None
+    try:
+        found = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError:
+        return None  # site/translations.py --check names a broken hints file; the learner still gets English
+    text = found.get(solution.folder.name) if isinstance(found, dict) else None
+    return text.strip() if isinstance(text, str) and text.strip() else None
+
+
+def hint(solution: Solution, lang: str = "en") -> str:
+    """The hint in ``lang`` where it is translated, else the English ``HINT``."""
+    text = translated_hint(solution, lang) or solution.hint
+    return f"hint  {solution.key}: {text or 'none beyond the exercise text in its README'}"
 
 
 def solution_text(solution: Solution) -> str:
@@ -439,6 +472,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--hint", action="store_true", help="print the exercise's hint (where to look, which API)")
     parser.add_argument("--show-solution", action="store_true",
                         help="print the solution (with --mine: where your files differ from it)")
+    parser.add_argument("--lang", choices=LANGS, help="the hint's language (default: from LANGUAGE, LC_ALL, "
+                        "LC_MESSAGES or LANG, as gettext reads them; English where a hint is not translated)")
     args = parser.parse_args(argv)
     try:
         found = find(args.which)
@@ -447,7 +482,7 @@ def main(argv: list[str]) -> int:
             if given and not one:
                 raise MineError(f"{flag} goes with one exercise, named as sNN/N (e.g. s31/1)")
         if args.hint:
-            print(hint(found[0]), flush=True)
+            print(hint(found[0], args.lang or language(dict(os.environ))), flush=True)
             if not args.mine and not args.show_solution:
                 return 0
         if args.mine:

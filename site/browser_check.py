@@ -23,6 +23,10 @@ Serves SITE_DIR on 127.0.0.1 (a free port), and fails, naming page and width, if
   - a wrapped line of code continues left of where its own text starts (a hanging indent
     that would put a Python continuation left of its block), or, for a line indented past
     45 % of the screen's width, left of that;
+  - a character of the page's text is drawn as tofu: no font on the machine has it, so the
+    reader sees an empty box (each character is drawn on a canvas in the page's own font and
+    compared with an unassigned code point, which no font has); CI installs Debian's
+    fonts-noto-cjk for the zh and ja pages, as a reader's system has its CJK fonts;
   - on a lesson page, the viewer's buttons scroll out of view while its bottom is on screen;
   - on a lesson page, the step-through viewer is missing, or does not step: next, next,
     back, last (all frames shown), first, and "pool change" must land on a tools/pool event;
@@ -33,8 +37,9 @@ Serves SITE_DIR on 127.0.0.1 (a free port), and fails, naming page and width, if
   search box: Material's search worker does not start under headless Chromium's virtual
   time.
 
-Screenshots of the home page, the start page and three lesson pages at both widths go to
-SHOT_DIR; look at them. Needs Debian's chromium (apt-get install -y chromium).
+Every page means every page of every language (English at the root, /zh/, /ja/).
+Screenshots of the home page, the start page and three lesson pages, and of the home page
+and s19 in zh and ja, at both widths go to SHOT_DIR; look at them. Needs Debian's chromium (apt-get install -y chromium).
 check_offline.py is the browserless check for CI; this one is for a person, or CI where
 chromium is installed.
 """
@@ -56,7 +61,9 @@ from pathlib import Path
 
 WIDTHS = (1280, 390)
 MIN_DIAGRAM_TEXT_PX = 11
-SHOT_PAGES = ("index.html", "start.html", "lessons/s22.html", "lessons/s26.html", "lessons/s31.html")
+SHOT_PAGES = ("index.html", "start.html", "lessons/s22.html", "lessons/s26.html", "lessons/s31.html",
+              "zh/index.html", "zh/lessons/s19.html", "ja/index.html", "ja/lessons/s19.html")
+LESSON_PAGE = re.compile(r"^(?:(?:zh|ja)/)?lessons/")  # a lesson page, in any language
 CHROMIUM = [
     "chromium", "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
     "--no-first-run", "--disable-background-networking", "--disable-component-update",
@@ -213,6 +220,24 @@ function brokenWords(rel, doc) {
   }
 }
 
+function tofu(rel, doc, win) {
+  // Each distinct character of the page's text beyond ASCII, drawn in the page's font, against an
+  // unassigned code point (U+0378): where the two draw the same pixels, no font had the character.
+  const chars = [...new Set([...doc.body.innerText].filter(c => c.codePointAt(0) > 0x7f && /\S/.test(c)))];
+  if (!chars.length) return;
+  const font = win.getComputedStyle(doc.querySelector("article") || doc.body).fontFamily;
+  const canvas = doc.createElement("canvas"), size = 40;
+  canvas.width = canvas.height = size;
+  const ctx = canvas.getContext("2d", { willReadFrequently: true });
+  const draw = c => { ctx.clearRect(0, 0, size, size); ctx.font = "28px " + font; ctx.fillText(c, 4, 30);
+                      return ctx.getImageData(0, 0, size, size).data; };
+  const none = draw("\u0378").slice();
+  const same = a => { for (let i = 3; i < a.length; i += 4) if (a[i] !== none[i]) return false; return true; };
+  const boxes = chars.filter(c => same(draw(c)));
+  if (boxes.length) say(rel, boxes.length + " of " + chars.length + " characters drawn as tofu (no font has them): "
+                             + JSON.stringify(boxes.slice(0, 12).join("")));
+}
+
 function honestIndent(rel, doc, win) {
   // A wrapped line's continuation starts at or right of the line's first non-blank character.
   let bad = 0;
@@ -264,10 +289,11 @@ async function check(rel) {
     if (min < MIN_PX) say(rel, "diagram " + (i + 1) + ": text " + min.toFixed(1) + " px tall, under " + MIN_PX + " px");
   }
   brokenWords(rel, doc);
+  tofu(rel, doc, win);
   for (const [i, scroll] of [...doc.querySelectorAll(".mcp-diagram__scroll")].entries())
     if (scroll.scrollWidth > scroll.clientWidth + 1)
       say(rel, "diagram " + (i + 1) + " needs a sideways scroll: " + scroll.scrollWidth + " px in a " + scroll.clientWidth + " px column");
-  if (rel.startsWith("lessons/")) await viewer(rel, doc, win);
+  if (/^(?:(?:zh|ja)\/)?lessons\//.test(rel)) await viewer(rel, doc, win);
   // open every tab and every folded block, then look for lines cut off
   const style = doc.createElement("style");
   style.textContent = ".tabbed-set > .tabbed-content > .tabbed-block { display: block !important; }";
@@ -384,7 +410,7 @@ _BROKEN_PAGE = """<!doctype html><html data-diagrams="done"><meta charset="utf-8
 <div class="mcp-diagram__scroll"><svg viewBox="0 0 220 90" width="220">
 <text x="10" y="20" font-size="14">ask the mode-</text><text x="10" y="40" font-size="14">l, then needs-</text>
 <text x="10" y="60" font-size="14">auth</text></svg></div></figure>
-<div style="width:600px">wider than a phone</div></body></html>"""
+<div style="width:600px">wider than a phone</div><p>tofu: \u0378</p></body></html>"""
 
 
 def self_check() -> int:
@@ -401,12 +427,13 @@ def self_check() -> int:
             server.shutdown()
     for problem in problems:
         print(problem)
-    wanted = {"breaks a word": '"ask the mode- | l, then needs-"', "scrolls sideways": "the page scrolls sideways"}
+    wanted = {"breaks a word": '"ask the mode- | l, then needs-"', "scrolls sideways": "the page scrolls sideways",
+              "tofu": 'characters drawn as tofu (no font has them): "\u0378"'}
     missed = [what for what, text in wanted.items() if not any(text in p for p in problems)]
     extra = [p for p in problems if "needs- | auth" in p]  # a hyphen the source has is not a broken word
     ok = not missed and not extra
     print(f"browser_check --self-check: {'ok' if ok else 'FAILED'}: " + (f"not reported: {', '.join(missed)}" if missed else
-          f"reported a hyphen the source has: {extra}" if extra else "the broken word and the sideways scroll are reported"))
+          f"reported a hyphen the source has: {extra}" if extra else "the broken word, the sideways scroll and the tofu are reported"))
     return 0 if ok else 1
 
 
@@ -423,7 +450,7 @@ def main(argv: list[str]) -> int:
     origin = f"http://127.0.0.1:{server.server_address[1]}"
     pages = sorted(p.relative_to(site).as_posix() for p in site.rglob("*.html")
                    if p.name != "404.html" and not p.name.startswith("_"))
-    lessons = [p for p in pages if p.startswith("lessons/")]
+    lessons = [p for p in pages if LESSON_PAGE.match(p)]
     try:
         problems: list[str] = []
         for page in pages:

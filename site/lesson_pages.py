@@ -40,6 +40,18 @@ A reference that cannot be resolved (a ``# lesson:`` marker on no definition, a 
 lesson with no mechanism found, an excerpt's pattern or symbol gone) fails the build with
 an error naming it, strict or not, ``-q`` or not.
 
+Languages: mkdocs-static-i18n (mkdocs.yml) builds the site once per language, English at
+the root, then zh and ja under /zh/ and /ja/, and each hook event runs again in each build
+(``language(config)`` says which). In a zh build the lesson page is made from
+``README.zh.md`` (``quiz.zh.yaml``, ``hints.zh.yaml``) where it exists, with the page's own
+headings and notes in that language (sitegen/words.py), and placed where the plugin places
+a suffixed page (``lessons/sNN.zh.md``, ``on_files`` running after the plugin's); a lesson
+not translated yet is the English page in its place. The nav's titles are the language's.
+The checks above (quotes, quizzes, mechanisms) run in every build; a translation's links
+follow the same rule (``../sNN/README.zh.md`` points at that lesson's page in the same
+language), and its glossary links point at ``glossary.zh.md``. site/sitegen/i18n.py and
+tests/test_translations.py keep each translation's structure and code the English page's.
+
 Not handled: lesson folders not named sNN.
 """
 
@@ -47,16 +59,16 @@ from __future__ import annotations
 
 import ast
 import json
+import logging
 import posixpath
 import re
 import sys
 from pathlib import Path
 
-
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # sitegen/, beside this file
 
 from sitegen import code as codeview  # noqa: E402
-from sitegen import excerpts, glossary, quiz, quotes, solutions, viewer  # noqa: E402
+from sitegen import excerpts, glossary, i18n, quiz, quotes, readme as sections, solutions, viewer, words  # noqa: E402
 from sitegen.render import admonition, details, fence, note, tabs  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
@@ -65,7 +77,7 @@ SNAPSHOTS = REPO / "tests" / "snapshots"
 DOCS = Path(__file__).resolve().parent / "docs"
 # [text](target "title") or ![alt](target); the target is group 2.
 INLINE_LINK = re.compile(r"(!?\[[^\]]*\])\(\s*<?([^)\s>]+)>?((?:\s+\"[^\"]*\")?\s*)\)")
-LESSON_LINK = re.compile(r"^lessons/(s\d\d)(?:/README\.md|/)?$")
+LESSON_LINK = re.compile(r"^lessons/(s\d\d)(?:/README(?:\.(?:zh|ja))?\.md|/)?$")
 LANGS = {".py": "python", ".yaml": "yaml", ".yml": "yaml", ".json": "json", ".md": "markdown", ".toml": "toml"}
 
 # The course plan (shared/COURSE.md): lessons that have no folder yet are listed as planned.
@@ -84,8 +96,20 @@ def read(path: Path) -> str | None:
     return path.read_text(encoding="utf-8") if path.is_file() else None
 
 
-def title_of(name: str) -> str:
-    readme = read(LESSONS / name / "README.md") or ""
+def readme_of(name: str, lang: str = "en") -> Path:
+    """The lesson's README in ``lang``: README.md, or README.zh.md / README.ja.md where it exists."""
+    translated = i18n.translation_of(LESSONS / name / "README.md", lang) if lang != "en" else None
+    return translated if translated and translated.is_file() else LESSONS / name / "README.md"
+
+
+def language(config) -> str:
+    """The language being built: mkdocs-static-i18n builds English, then each other language, with one config."""
+    plugin = config.plugins.get("i18n")
+    return getattr(plugin, "current_language", None) or "en"
+
+
+def title_of(name: str, lang: str = "en") -> str:
+    readme = read(readme_of(name, lang)) or ""
     match = re.search(r"^#\s+(.+?)\s*#*\s*$", readme, re.MULTILINE)
     heading = match.group(1) if match else ""
     return heading if heading.startswith(name) else f"{name}: {heading}".rstrip(": ")
@@ -140,21 +164,25 @@ def rewrite_links(readme: str, name: str, existing: set[str], own: set[str]) -> 
     return INLINE_LINK.sub(replace, readme)
 
 
-QUIZ_SECTION = re.compile(r"^## Check what you saw\n.*?(?=^## )", re.M | re.S)
-
-
-def for_the_site(readme: str) -> str:
-    """A README as its page includes it: its quiz section left out (the page's own quiz,
-    after the viewer, is the same questions), its glossary links pointed at the site's page."""
-    readme = QUIZ_SECTION.sub("", readme)
-    return readme.replace("](../../site/docs/glossary.md#", "](../glossary.md#")
+def for_the_site(readme: str, quiz_heading: str = "Check what you saw") -> str:
+    """A README as its page includes it: without its language line and stamp (the site has its language
+    switcher), its quiz section left out (the page's own quiz, after the viewer, is the same questions),
+    its glossary links pointed at the site's page (``glossary.zh.md`` in a translation)."""
+    lines = readme.split("\n")
+    if lines[0] == i18n.LANGUAGE_LINE:
+        lines = lines[1:]
+    readme = "\n".join(line for line in lines if not i18n.STAMP.match(line)).lstrip("\n")
+    quiz_section = re.compile(rf"^## {re.escape(quiz_heading)}\n.*?(?=^## )", re.M | re.S)
+    readme = quiz_section.sub("", readme)
+    return re.sub(r"\]\(\.\./\.\./site/docs/glossary(\.(?:zh|ja))?\.md#", r"](../glossary\1.md#", readme)
 
 
 def other_files(name: str) -> list[Path]:
     """The lesson folder's files besides README.md, code.py, scenario.yaml and quiz.yaml (configs, other scenarios)."""
     folder = LESSONS / name
     skip = {"README.md", "code.py", "scenario.yaml", "quiz.yaml"}
-    return sorted(p for p in folder.rglob("*") if p.is_file() and p.name not in skip
+    translated = {f"{stem}.{lang}.{ext}" for lang in i18n.LANGS for stem, ext in (("README", "md"), ("quiz", "yaml"))}
+    return sorted(p for p in folder.rglob("*") if p.is_file() and p.name not in skip | translated
                   and "__pycache__" not in p.parts and p.suffix not in {".pyc"})
 
 
@@ -214,9 +242,8 @@ def code_section(name: str, previous: str | None, code: str, modules: list[str],
     return tabs(items)
 
 
-def run_section(name: str) -> str:
-    parts = [f"Offline runs as the snapshot tests pin them, byte for byte; `default` is "
-             f"`python lessons/{name}/code.py`. Long lines wrap; a wrapped line is indented."]
+def run_section(name: str, lang: str = "en") -> str:
+    parts = [words.PAGE[lang]["run_intro"].format(name=name)]
     snaps = SNAPSHOTS / name
     if not (snaps / "default.transcript").is_file():
         parts.append(note(f"No pinned transcript yet: `tests/snapshots/{name}/default.transcript`."))
@@ -229,66 +256,76 @@ def run_section(name: str) -> str:
     return "\n\n".join(parts)
 
 
-def lesson_page(name: str, previous: str | None, existing: set[str], found: codeview.Mechanisms) -> str:
+def _headings(name: str, lang: str) -> dict[str, str]:
+    """The English ``##`` section names of the README, mapped to the translation's (same order: i18n checks it)."""
+    english = sections.sections(read(LESSONS / name / "README.md") or "")
+    if lang == "en":
+        return {s: s for s in english}
+    return dict(zip(english, sections.sections(read(readme_of(name, lang)) or "")))
+
+
+def lesson_page(name: str, previous: str | None, existing: set[str], found: codeview.Mechanisms, lang: str = "en") -> str:
     folder = LESSONS / name
     code = read(folder / "code.py")
     modules = modules_of(name, code, found)
-    readme = read(folder / "README.md")
-    parts = [f"---\ntitle: {json.dumps(title_of(name))}\n---\n"]
+    readme = read(readme_of(name, lang))
+    lang = lang if readme_of(name, lang).name != "README.md" else "en"  # a lesson not yet translated reads in English
+    said, named = words.PAGE[lang], _headings(name, lang)
+    parts = [f"---\ntitle: {json.dumps(title_of(name, lang))}\n---\n"]
     if readme is None:
         parts += [f"# {name}", note(f"`lessons/{name}/README.md` is not written yet.")]
     else:
-        readme = for_the_site(readme)
-        readme = glossary.link(readme, "../glossary.md", glossary.terms(DOCS / "glossary.md"))
-        readme = quotes.captioned(readme, name, REPO)
-        readme = solutions.with_solutions(readme, name, REPO)
+        readme = for_the_site(readme, named.get("Check what you saw", "Check what you saw"))
+        if lang == "en":  # a translation links the glossary by hand, in its language
+            readme = glossary.link(readme, "../glossary.md", glossary.terms(DOCS / "glossary.md"))
+        readme = quotes.captioned(readme, name, REPO, lang)
+        readme = solutions.with_solutions(readme, name, REPO, lang, named.get("Exercises", "Exercises"))
         readme = rewrite_links(readme, name, existing, set(modules))
         heading = re.search(r"^# .*$", readme, re.MULTILINE)
         goal = goal_of(code, name)
         if heading and goal:  # the goal goes right under the title
-            box = admonition("abstract", "Goal", goal)
+            box = admonition("abstract", said["goal"], goal)
             readme = readme[:heading.end()] + "\n\n" + box + "\n" + readme[heading.end():]
         parts.append(readme)
 
     block = viewer.block(name, SNAPSHOTS / name)
     if block:
-        parts.append("## Step through the run {#lesson-viewer}")
-        parts.append("The pinned run (below, under *Pinned run*), one event at a time. Beside it (below it on a "
-                     "narrow screen): the tool pool the model was handed at that step, and from s23 on the "
-                     "JSON-RPC frames up to that step; click a frame to see all of it. The arrow keys step too.")
+        parts.append(f"## {said['viewer']} {{#lesson-viewer}}")
+        parts.append(said["viewer_intro"])
         parts.append(block)
 
-    questions = quiz.section(REPO, name)
+    questions = quiz.section(REPO, name, lang)
     if questions:
-        parts.append("## Check what you saw {#lesson-quiz}")
+        parts.append(f"## {said['quiz']} {{#lesson-quiz}}")
         parts.append(questions)
 
-    parts.append("## Code {#lesson-code}")
+    parts.append(f"## {said['code']} {{#lesson-code}}")
     if code is None:
         parts.append(note(f"`lessons/{name}/code.py` is not written yet."))
     else:
         parts.append(code_section(name, previous, code, modules, found))
 
-    parts.append("## Pinned run {#lesson-run}")
-    parts.append(run_section(name))
+    parts.append(f"## {said['run']} {{#lesson-run}}")
+    parts.append(run_section(name, lang))
     return "\n\n".join(parts) + "\n"
 
 
-def lesson_table(names: list[str], found: codeview.Mechanisms) -> str:
-    rows = ["| lesson | what it adds | new module |", "|---|---|---|"]
+def lesson_table(names: list[str], found: codeview.Mechanisms, lang: str = "en") -> str:
+    said = words.PAGE[lang]
+    rows = [said["table"], "|---|---|---|"]
     for name in sorted(set(names) | set(PLANNED)):
         if name in names:
-            title = title_of(name).removeprefix(name).lstrip(":·—- ").strip() or "(no README yet)"
+            title = title_of(name, lang).removeprefix(name).lstrip(":·—- ").strip() or "(no README yet)"
             code = read(LESSONS / name / "code.py")
             # what code.py names as new; what the harness says it introduced when code.py names none
             modules = codeview.new_modules(code, REPO) or modules_of(name, code, found)
             title = title.replace("|", "\\|")
             if not written(name):
-                title += " *(being written)*"
+                title += " " + said["being_written"]
             module = ", ".join(f"`{m}`" for m in modules)
             rows.append(f"| [{name}](lessons/{name}.md) | {title} | {module} |")
         else:
-            rows.append(f"| {name} | *planned, not yet written:* {PLANNED[name]} | |")
+            rows.append(f"| {name} | {said['planned']} {PLANNED[name]} | |")
     return "\n".join(rows)
 
 
@@ -297,16 +334,21 @@ ENDS = ("s35", "ends with the whole hub in one loop")
 
 
 def on_config(config):
-    names = lessons()
-    nav = [{"Home": "index.md"}, {"Start here": "start.md"},
-           {"Lessons": [{title_of(n): f"lessons/{n}.md"} for n in names]},
-           {"Appendix": [{"Build your own server": "appendix/own-server.md"}, {"Use it on your own setup": "appendix/own-setup.md"}]}, {"Limits": "limits.md"}, {"Glossary": "glossary.md"}]
-    config["nav"] = nav
+    logging.getLogger("jieba").setLevel(logging.WARNING)  # Material's search segments Chinese with it; its debug lines are not the build's
+    names, lang = lessons(), language(config)
+    say = words.NAV[lang]
+    nav = [{say["Home"]: "index.md"}, {say["Start here"]: "start.md"},
+           {say["Lessons"]: [{title_of(n, lang): f"lessons/{n}.md"} for n in names]},
+           {say["Appendix"]: [{say["Build your own server"]: "appendix/own-server.md"},
+                              {say["Use it on your own setup"]: "appendix/own-setup.md"}]},
+           {say["Limits"]: "limits.md"}, {say["Glossary"]: "glossary.md"}]
+    config["nav"] = nav  # each language's build runs this again, with its own titles
     return config
 
 
-def mechanisms(names: list[str]) -> codeview.Mechanisms:
-    """Every lesson's mechanism, found in the harness; a marker that resolves to nothing fails the build."""
+def mechanisms(names: list[str], lang: str = "en") -> codeview.Mechanisms:
+    """Every lesson's mechanism, found in the harness; a marker that resolves to nothing fails the build.
+    In a zh or ja build, a translated quiz whose proofs are not the English ones fails it too."""
     found = codeview.Mechanisms.find(REPO)
     problems = list(found.problems)
     known = set(names) | set(PLANNED)
@@ -318,6 +360,8 @@ def mechanisms(names: list[str]) -> codeview.Mechanisms:
         problems += quotes.check(REPO, name)  # a README quoting output the pinned run no longer prints
         if written(name):
             problems += quiz.problems(REPO, name)
+        if lang != "en" and quiz.path_of(REPO, name, lang).is_file():
+            problems += i18n.quiz_problems(REPO, name, lang)
         if written(name) and not modules_of(name, read(LESSONS / name / "code.py"), found) and not found.symbols.get(name):
             problems.append(f"{name}: no mechanism found: no 'New module:' line in code.py that names a file, "
                             f"no module saying 'Introduced by {name}', no '# lesson: {name}' marker")
@@ -328,27 +372,53 @@ def mechanisms(names: list[str]) -> codeview.Mechanisms:
     return found
 
 
-def on_files(files, config):
+def _lesson_file(config, name: str, lang: str, content: str | None = None):
+    """The page lessons/sNN.md (or .zh.md, .ja.md) as mkdocs-static-i18n would have made it from a file in docs/:
+    its place in that language's build (/zh/lessons/sNN.html) and its alternates, for the language switcher."""
     from mkdocs.structure.files import File
+    from mkdocs_static_i18n import suffix  # the plugin's own placement of a suffixed file, so ours land alike
 
-    names = lessons()
-    found = mechanisms(names)
+    plugin = config.plugins["i18n"]
+    translated = lang != "en" and readme_of(name, lang).name != "README.md"
+    probe = File(f"lessons/{name}.{lang}.md" if translated else f"lessons/{name}.md", config.docs_dir,
+                 config.site_dir, config.use_directory_urls)
+    page = suffix.create_i18n_file(probe, lang, plugin.default_language, plugin.all_languages, config)
+    if content is not None:
+        page.content_string = content  # a page of ours, not a file in docs/
+        page.generated_by = "lesson_pages"
+    return page
+
+
+def on_files(files, config):
+    names, lang = lessons(), language(config)
+    found = mechanisms(names, lang)
+    plugin = config.plugins["i18n"]
     for index, name in enumerate(names):
         previous = next((p for p in reversed(names[:index]) if (LESSONS / p / "code.py").is_file()), None)
-        page = lesson_page(name, previous, set(names), found)
-        files.append(File.generated(config, f"lessons/{name}.md", content=page))
+        # The page in the language being built where the lesson is translated; else the English one in its
+        # place, as mkdocs-static-i18n does for a page of docs/ (fallback_to_default).
+        translated = lang != "en" and readme_of(name, lang).name != "README.md"
+        page = _lesson_file(config, name, lang, lesson_page(name, previous, set(names), found, lang if translated else "en"))
+        page.alternates = {other: page if other == lang else _lesson_file(config, name, other)
+                           for other in plugin.build_languages}
+        files.append(page)
     return files
 
 
+# After mkdocs-static-i18n's on_files (-100), which places only the files it finds in docs/. This is what
+# mkdocs.plugins.event_priority(-110) sets; written out, so the tests import this module without mkdocs.
+on_files.mkdocs_priority = -110
+
+
 def on_page_markdown(markdown, page, config, files):
-    if page.file.src_uri == "index.md":
-        markdown = markdown.replace("<!-- lessons -->", lesson_table(lessons(), codeview.Mechanisms.find(REPO)))
+    if getattr(page.file, "norm_src_uri", page.file.src_uri) == "index.md":
+        markdown = markdown.replace("<!-- lessons -->", lesson_table(lessons(), codeview.Mechanisms.find(REPO), language(config)))
         lesson, phrase = ENDS
         if lesson not in lessons() and phrase in markdown:
             markdown = markdown.replace(phrase, f"{phrase} (*planned*: [{lesson}](#lessons), not written yet)")
     if not page.file.src_uri.startswith("lessons/"):
         try:
-            markdown = excerpts.expand(markdown, REPO)
+            markdown = excerpts.expand(markdown, REPO, language(config))
         except excerpts.ExcerptError as exc:
             from mkdocs.exceptions import PluginError
 

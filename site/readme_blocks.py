@@ -1,4 +1,4 @@
-"""Write the READMEs' generated blocks (site/sitegen/blocks.py says which, and from what).
+"""Write the READMEs' generated blocks, and their translations' (site/sitegen/blocks.py says which, and from what).
 
 usage: python site/readme_blocks.py           rewrite every README whose blocks are stale
        python site/readme_blocks.py --check   only list them (exit 1 if any)

@@ -29,6 +29,10 @@ Besides the blocks, the first use of each glossary term in a lesson README's pro
 to its definition in ``site/docs/glossary.md``, as the lesson page does
 (sitegen/glossary.py). ``refresh(repo, path)`` is the file as the command would write it;
 a block that is missing is put in its place.
+
+A translation (``README.zh.md``, ``README.ja.md``: site/sitegen/i18n.py) keeps the English
+page's blocks, markers and all; they are refreshed with the English contents, but the
+quiz, which is written from ``quiz.{lang}.yaml`` with its introduction in that language.
 """
 
 from __future__ import annotations
@@ -40,7 +44,7 @@ import re
 from pathlib import Path
 
 from sitegen import code as codeview
-from sitegen import glossary, quiz
+from sitegen import glossary, i18n, quiz
 from sitegen.render import fence
 
 COMMAND = "python site/readme_blocks.py"
@@ -71,20 +75,21 @@ def transcripts(name: str) -> str:
             + "\n\nNo output from `diff` means your run is the pinned run, line for line.")
 
 
-def quiz_block(repo: Path, name: str, only: int | None = None) -> str:
-    questions, _ = quiz.load(repo, name)
-    parts = [] if only else ["Questions about the run above. Try each before you unfold it: the answer comes with "
-                             "the line of the pinned run that proves it."]
+INTRO = {"en": "Questions about the run above. Try each before you unfold it: the answer comes with the line of the "
+                "pinned run that proves it.", "zh": quiz.WORDS["zh"][0], "ja": quiz.WORDS["ja"][0]}
+
+
+def quiz_block(repo: Path, name: str, only: int | None = None, lang: str = "en") -> str:
+    questions, _ = quiz.load(repo, name, lang)
+    parts = [] if only else [INTRO[lang]]
     for i, q in enumerate(questions, 1):
         if only and i != only:
             continue
-        found = quiz.located(repo, name, q)
-        where = "" if found is None else (f", line {found.first}" if found.first == found.last
-                                          else f", lines {found.first}-{found.last}")
+        lead = quiz.WORDS[lang][1].format(file=f"tests/snapshots/{name}/{q.case}.transcript",
+                                          where=quiz.where(quiz.located(repo, name, q), lang))
         named = f"<!-- from: {name}/{q.case}.transcript -->\n" if q.case != "default" else ""
         parts.append(f"<details><summary>{i}. {html.escape(q.question, quote=False)}</summary>\n\n{q.answer}\n\n"
-                     f"The proof, from `tests/snapshots/{name}/{q.case}.transcript`{where}:\n\n"
-                     f"{named}{fence(q.proof, 'text')}\n\n</details>")
+                     f"{lead}\n\n{named}{fence(q.proof, 'text')}\n\n</details>")
     return "\n\n".join(parts)
 
 
@@ -294,14 +299,32 @@ def _link_glossary(repo: Path, text: str, readme: Path) -> str:
     return re.sub(r"<!-- block (\d+) -->\n", lambda m: blocks[int(m.group(1))], linked)
 
 
+def _translated(lang: str, wanted: dict[str, str | None], repo: Path, lesson: str | None) -> dict[str, str | None]:
+    """A translation's blocks: the English ones, but the quiz from ``quiz.{lang}.yaml`` (English's until it exists)."""
+    if not quiz.path_of(repo, lesson or "s19", lang).is_file():
+        return wanted
+    if lesson and wanted.get("quiz"):
+        return wanted | {"quiz": quiz_block(repo, lesson, lang=lang)}
+    if not lesson:
+        return wanted | {"path-quiz": quiz_block(repo, "s19", only=1, lang=lang)}
+    return wanted
+
+
 def refresh(repo: Path, path: Path, found: codeview.Mechanisms | None = None) -> str:
-    """``path`` (a README) as ``python site/readme_blocks.py`` writes it."""
+    """``path`` (a README, or a translation of one) as ``python site/readme_blocks.py`` writes it.
+
+    A translation (``README.zh.md``) gets only the blocks it has refreshed: where one is
+    missing, site/translations.py --check says so, and the translator places it."""
     text = path.read_text(encoding="utf-8")
     lesson = path.parent.name if path.parent.parent == repo / "lessons" else None
+    lang = next((lang for lang in i18n.LANGS if path.name == f"README.{lang}.md"), "en")
     if lesson:
         wanted = _lesson_blocks(repo, lesson, found or codeview.Mechanisms.find(repo))
     else:
         wanted = _readme_blocks(repo)
+    if lang != "en":
+        present = {m["kind"] for m in BLOCK.finditer(text)}
+        wanted = {kind: body for kind, body in _translated(lang, wanted, repo, lesson).items() if kind in present}
     present = {m["kind"] for m in BLOCK.finditer(text)}
     for kind, body in wanted.items():
         if body is None:
@@ -310,14 +333,15 @@ def refresh(repo: Path, path: Path, found: codeview.Mechanisms | None = None) ->
             text = BLOCK.sub(lambda m: wrap(kind, body) if m["kind"] == kind else m.group(0), text)
         elif lesson:
             text = _place(text, kind, wrap(kind, body))
-    if lesson:
+    if lesson and lang == "en":  # a translation links the glossary in its own language, by hand
         text = _link_glossary(repo, text, path)
     return text
 
 
 def readmes(repo: Path) -> list[Path]:
-    """Every README with generated blocks: the top-level one, then each lesson's."""
-    return [repo / "README.md", *sorted(p for p in (repo / "lessons").glob("s[0-9][0-9]/README.md"))]
+    """Every README with generated blocks: the top-level one, then each lesson's; each followed by its translations."""
+    english = [repo / "README.md", *sorted(p for p in (repo / "lessons").glob("s[0-9][0-9]/README.md"))]
+    return [p for e in english for p in [e, *(i18n.translation_of(e, lang) for lang in i18n.LANGS)] if p.is_file()]
 
 
 def stale(repo: Path) -> list[str]:

@@ -25,6 +25,7 @@ import re
 from pathlib import Path
 
 from sitegen.code import Missing, excerpt
+from sitegen import words
 from sitegen.render import fence
 
 EXCERPT = re.compile(r"<!--\s*excerpt:\s*(?P<file>\S+)\s+/(?P<start>.+?)/(?:\s+(?P<count>\d+)|\s+to\s+/(?P<end>.+?)/)?"
@@ -65,13 +66,13 @@ def lines_of(repo: Path, name: str, start: str, count: int | None = None, end: s
     return rel, lines[first:first + (count or 1)], first + 1
 
 
-def caption(rel: str, first: int, count: int, extra: str = "") -> str:
-    where = f"line {first}" if count == 1 else f"lines {first}-{first + count - 1}"
-    return f"<p class=\"mcp-source\">From <code>{rel}</code>, {where}{extra}:</p>"
+def caption(rel: str, first: int, count: int, extra: str = "", lang: str = "en") -> str:
+    return f"<p class=\"mcp-source\">{words.source(lang, f'<code>{rel}</code>', first, first + count - 1, extra)}</p>"
 
 
-def expand(markdown: str, repo: Path) -> str:
-    """Replace every excerpt and source comment in ``markdown``."""
+def expand(markdown: str, repo: Path, lang: str = "en") -> str:
+    """Replace every excerpt and source comment in ``markdown`` (captioned in ``lang``: a zh or ja page's)."""
+    page = lang
 
     def one_excerpt(match: re.Match) -> str:
         rel, lines, first = lines_of(repo, match["file"], match["start"], int(match["count"]) if match["count"] else None, match["end"])
@@ -81,20 +82,21 @@ def expand(markdown: str, repo: Path) -> str:
         lang = {"py": "python", "yml": "yaml", "frames": "json"}.get(lang, lang)
         if match["lang"] and not wire:
             lang = match["lang"]
-        note = ", printed as <code>--wire</code> prints them" if wire else ""
-        return caption(rel, first, len(lines), note) + "\n\n" + fence(text, lang)
+        note = words.SOURCE[page]["wire"] if wire else ""
+        return caption(rel, first, len(lines), note, page) + "\n\n" + fence(text, lang)
 
     def one_source(match: re.Match) -> str:
         path, rel = _path(repo, match["file"])
         symbols = match["symbols"].split()
         if not symbols:
             text = path.read_text(encoding="utf-8")
-            return f"<p class=\"mcp-source\">The whole of <code>{rel}</code>:</p>\n\n" + fence(text, "python")
+            whole = words.SOURCE[page]["whole"].format(file=f"<code>{rel}</code>")
+            return f"<p class=\"mcp-source\">{whole}</p>\n\n" + fence(text, "python")
         try:
             parts = excerpt(path, symbols)
         except Missing as exc:
             raise ExcerptError(f"source: {rel}: {exc}") from None
-        return "\n\n".join(caption(rel, first, last - first + 1, f" (<code>{symbol}</code>)") + "\n\n" + fence(text, "python")
+        return "\n\n".join(caption(rel, first, last - first + 1, f" (<code>{symbol}</code>)", page) + "\n\n" + fence(text, "python")
                            for symbol, first, last, text in parts)
 
     return SOURCE.sub(one_source, EXCERPT.sub(one_excerpt, markdown))

@@ -39,13 +39,34 @@ class Question:
     case: str = "default"
 
 
-def path_of(repo: Path, lesson: str) -> Path:
-    return repo / "lessons" / lesson / "quiz.yaml"
+def path_of(repo: Path, lesson: str, lang: str = "en") -> Path:
+    """``quiz.yaml``, or its translation ``quiz.{lang}.yaml`` (the same list, question and answer translated)."""
+    return repo / "lessons" / lesson / ("quiz.yaml" if lang == "en" else f"quiz.{lang}.yaml")
 
 
-def load(repo: Path, lesson: str) -> tuple[list[Question], list[str]]:
+# The words around each question, per language: the introduction, and where the proof is from
+# (zh and ja as the translators first wrote them by hand).
+WORDS = {
+    "en": ("Questions about the pinned run above. Try each before you unfold it: the answer comes with the line "
+           "of the run that proves it.", "The proof, from `{file}`{where}:", ", line {n}", ", lines {a}-{b}"),
+    "zh": ("关于上面那次运行的问题。展开之前先自己答一答：每个答案都附有固定运行中证明它的那几行。",
+           "证据，来自 `{file}`{where}：", " 第 {n} 行", " 第 {a}-{b} 行"),
+    "ja": ("上の実行についての問題です。開く前に、まず自分で答えてみてください。答えには、それを裏づける固定実行の行が付いています。",
+           "証拠（`{file}`{where}）：", " の {n} 行目", " の {a}-{b} 行目"),
+}
+
+
+def where(found: quotes.Found | None, lang: str = "en") -> str:
+    """Where a proof is, in the page's language: ", lines 3-5", or "" if it was not found."""
+    if found is None:
+        return ""
+    _, _, one, many = WORDS[lang]
+    return one.format(n=found.first) if found.first == found.last else many.format(a=found.first, b=found.last)
+
+
+def load(repo: Path, lesson: str, lang: str = "en") -> tuple[list[Question], list[str]]:
     """The questions, and what is wrong with the file (one line each)."""
-    path = path_of(repo, lesson)
+    path = path_of(repo, lesson, lang)
     rel = path.relative_to(repo).as_posix()
     if not path.is_file():
         return [], [f"{rel}: missing (every lesson has a quiz)"]
@@ -94,19 +115,18 @@ def problems(repo: Path, lesson: str) -> list[str]:
     return found
 
 
-def section(repo: Path, lesson: str) -> str | None:
-    """The quiz's markdown for the lesson page, or None if the lesson has no quiz file."""
-    questions, _ = load(repo, lesson)
+def section(repo: Path, lesson: str, lang: str = "en") -> str | None:
+    """The quiz's markdown for the lesson page, or None if the lesson has no quiz file (in ``lang``: English's)."""
+    questions, _ = load(repo, lesson, lang)
+    if not questions and lang != "en":
+        return section(repo, lesson)
     if not questions:
         return None
-    parts = ["Questions about the pinned run above. Try each before you unfold it: the answer comes "
-             "with the line of the run that proves it."]
+    intro, source, _, _ = WORDS[lang]
+    parts = [intro]
     for i, q in enumerate(questions, 1):
-        found = located(repo, lesson, q)
-        where = "" if found is None else (f", line {found.first}" if found.first == found.last
-                                          else f", lines {found.first}-{found.last}")
-        proof = (f"The proof, from `tests/snapshots/{lesson}/{q.case}.transcript`{where}:\n{{: .mcp-source }}\n\n"
-                 + fence(q.proof, "text"))
+        lead = source.format(file=f"tests/snapshots/{lesson}/{q.case}.transcript", where=where(located(repo, lesson, q), lang))
+        proof = f"{lead}\n{{: .mcp-source }}\n\n" + fence(q.proof, "text")
         title = f"{i}. {q.question}".replace('"', "&quot;")
         parts.append(details("question", title, q.answer + "\n\n" + proof))
     return "\n\n".join(parts)

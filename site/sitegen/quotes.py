@@ -29,6 +29,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from sitegen import words
+
 FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<ticks>`{3,})text[ \t]*\n(?P<body>.*?)^(?P=indent)(?P=ticks)[ \t]*$", re.M | re.S)
 FROM = re.compile(r"<!--\s*from:\s*(?P<file>s\d\d/[\w.]+)\s*-->\s*\n\s*\Z")
 SPAN = re.compile(r"(?<!`)`([^`\n]+)`(?!`)")
@@ -156,8 +158,8 @@ def check(repo: Path, lesson: str) -> list[str]:
     return problems
 
 
-def captioned(readme: str, lesson: str, repo: Path) -> str:
-    """``readme`` with a caption over each text block naming the pinned file and lines it is from."""
+def captioned(readme: str, lesson: str, repo: Path, lang: str = "en") -> str:
+    """``readme`` with a caption over each text block naming the pinned file and lines it is from (in ``lang``)."""
     def one(match: re.Match) -> str:
         named = FROM.search(readme[:match.start()])
         indent = len(match["indent"])
@@ -166,8 +168,7 @@ def captioned(readme: str, lesson: str, repo: Path) -> str:
         found = locate(quote, files_for(repo, quote))
         if found is None:
             return match.group(0)
-        where = f"line {found.first}" if found.first == found.last else f"lines {found.first}-{found.last}"
-        return (f'{match["indent"]}From `tests/snapshots/{found.file}`, {where}:\n{match["indent"]}{{: .mcp-source }}\n\n'
-                + match.group(0))
+        said = words.source(lang, f"`tests/snapshots/{found.file}`", found.first, found.last)
+        return f'{match["indent"]}{said}\n{match["indent"]}{{: .mcp-source }}\n\n' + match.group(0)
 
     return FENCE.sub(one, readme)

@@ -19,8 +19,8 @@ import sys
 from pathlib import Path
 
 from sitegen.render import details, fence, indent
+from sitegen.words import PAGE
 
-EXERCISES_HEADING = re.compile(r"^## Exercises[^\n]*\n", re.MULTILINE)
 NEXT_HEADING = re.compile(r"^## ", re.MULTILINE)
 ITEM = re.compile(r"^(\d+)\. ", re.MULTILINE)
 OUTDENTED = re.compile(r"\n\n(?=\S)")  # a blank line, then a line at the margin
@@ -36,7 +36,7 @@ def _runner(repo: Path):
     return runner
 
 
-def solution_block(solution, repo: Path) -> str:
+def solution_block(solution, repo: Path, title: str = "Solution") -> str:
     runner = _runner(repo)
     rel = solution.folder.relative_to(repo).as_posix()
     parts = [solution.doc.strip()] if solution.doc.strip() else []
@@ -54,12 +54,16 @@ def solution_block(solution, repo: Path) -> str:
         parts.append(f"Run it (after making the change): `python lessons/{solution.lesson}/code.py {argv}`")
     parts.append(f"How `tests/test_exercises.py` checks it (`python exercises/runner.py {solution.lesson}` runs it too):\n\n"
                  + fence(solution.sources["check"], "python"))
-    return details("success", "Solution", "\n\n".join(parts))
+    return details("success", title, "\n\n".join(parts))
 
 
-def with_solutions(readme: str, lesson: str, repo: Path) -> str:
-    """``readme`` with each exercise followed by its folded solution."""
-    heading = EXERCISES_HEADING.search(readme)
+def with_solutions(readme: str, lesson: str, repo: Path, lang: str = "en", heading_text: str = "Exercises") -> str:
+    """``readme`` with each exercise followed by its folded solution.
+
+    A translated README names its section in its language (``heading_text``), and its hints
+    come from ``hints.{lang}.yaml`` where they are translated (the solution stays English: it is code)."""
+    words = PAGE[lang]
+    heading = re.compile(rf"^## {re.escape(heading_text)}[^\n]*\n", re.M).search(readme)
     if not heading:
         return readme
     start = heading.end()
@@ -80,9 +84,10 @@ def with_solutions(readme: str, lesson: str, repo: Path) -> str:
         body = section[item.start():end_of_item].rstrip("\n")
         number = int(item.group(1))
         if number in solved:
-            block = solution_block(solved[number], repo)
-            if solved[number].hint:  # the hint first, folded on its own: where to look, before the answer
-                block = details("tip", "Hint", solved[number].hint) + "\n\n" + block
+            block = solution_block(solved[number], repo, words["solution"])
+            hint = _runner(repo).translated_hint(solved[number], lang) or solved[number].hint
+            if hint:  # the hint first, folded on its own: where to look, before the answer
+                block = details("tip", words["hint"], hint) + "\n\n" + block
         else:
             block = f"*No solution for this exercise in `exercises/{lesson}/` yet.*"
         out.append(body + "\n\n" + indent(block) + "\n\n" + section[end_of_item:stop].lstrip("\n"))

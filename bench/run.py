@@ -23,7 +23,8 @@ What it measures, each section side by side in the same run:
     pool      one turn's pool for 50 servers x 40 tools (2,000 tools)
     turn      a turn of the whole stack with tool search (screen, pool, permissions, search index;
               bench/toolsearch_turns.py) at 2,000 and 10,000 tools: nothing changed, and one
-              server listed anew; goals 0.1 ms, 1 ms and 2 ms (2,000, one changed)
+              server listed anew with one tool changed (list_changed) or reconnected; goals 0.1 ms,
+              1 ms and 2 ms (2,000, one listed anew)
     lessons   each lesson's wall time from a cold interpreter beside its own floor: the
               harness's import (a cold `python -c "import ..."` of what such a lesson loads)
               plus the CPU of the servers it started (bench/lesson_cpu.py) over the cores;
@@ -444,10 +445,13 @@ def bench_turn(rounds: int) -> list[dict[str, Any]]:
         found = [anyio.run(measure, count, repeat) for _ in range(rounds)]
         unchanged = median_of_medians([f["stack_unchanged_ms"] for f in found])
         changed = median_of_medians([f["one_changed_ms"] for f in found])
+        reconnected = median_of_medians([f["one_reconnected_ms"] for f in found])
         case = f"{found[0]['servers']} servers, {found[0]['tools']:,} tools"
-        rows += [{"section": "turn", "case": case, "contender": "one server listed anew", "value": round(changed, 3), "unit": "ms/turn", "ratio": 1.0},
+        rows += [{"section": "turn", "case": case, "contender": "one server reconnected", "value": round(reconnected, 3), "unit": "ms/turn", "ratio": 1.0},
+                 {"section": "turn", "case": case, "contender": "one server listed anew (list_changed)", "value": round(changed, 3), "unit": "ms/turn",
+                  "ratio": round(changed / reconnected, 3)},
                  {"section": "turn", "case": case, "contender": "nothing changed", "value": round(unchanged, 4), "unit": "ms/turn",
-                  "ratio": round(unchanged / changed, 4)}]
+                  "ratio": round(unchanged / reconnected, 4)}]
     return rows
 
 

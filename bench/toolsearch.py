@@ -126,7 +126,7 @@ def main(argv: list[str] | None = None) -> int:
     for row in found.get("scale", []):
         print(f"turn at {row['tools']} tools: nothing changed {row['unchanged_ms']:.4f} ms (part only), "
               f"full stack {row['stack_unchanged_ms']:.3f} ms, of which permissions {row['permissions_ms']:.3f} ms; "
-              f"one server listed anew {row['one_changed_ms']:.3f} ms")
+              f"one server listed anew {row['one_changed_ms']:.3f} ms, reconnected {row['one_reconnected_ms']:.3f} ms")
     return 0
 
 

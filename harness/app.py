@@ -110,6 +110,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from harness import config, echo, era, naming, nesting, redact, schemas, sdk_half, sdklog, signals, terminal
 from harness.ask import Ask, as_form
 from harness.cli_types import Parser, existing_folder, json_arguments, positive
+from harness.commands.extension import Extension
 from harness.commands.extensions import EXTENSIONS
 from harness.errors import ConfigError, HarnessError, UsageError
 from harness.exits import exit_now
@@ -347,6 +348,9 @@ def _dispatch(args: argparse.Namespace, trap: Trap, out: TextIO, err: TextIO) ->
         return discover.discover(paths, args.json, out)
     if args.command == "doctor":  # reads each file itself: a broken one is a finding, not the end
         return signals.run(lambda: _doctor(args, paths, out, err), trap)
+    for extension in EXTENSIONS:  # a lesson's command that starts nothing: before any config is read
+        if any(c.name == args.command and not c.connects for c in extension.commands):
+            return signals.run(lambda: _unconnected(extension, args, out, err), trap)
     if args.command in ("approve", "deny"):
         from harness.commands import approve  # a command's module loads when it runs: --help loads none
 
@@ -373,6 +377,13 @@ def _dispatch(args: argparse.Namespace, trap: Trap, out: TextIO, err: TextIO) ->
         options = lambda answers, live, transcript: _parts(args, answers, live, transcript)  # noqa: E731
         return signals.run(lambda: chat.chat(args, paths, servers, model, prompt, out, options), trap)
     return signals.run(lambda: _run(args, _needed(args, servers), arguments, out, err), trap)
+
+
+async def _unconnected(extension: Extension, args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    code = await extension.run(args, None, out, err)
+    if code is None:
+        raise HarnessError(f"{args.command}: its extension did not run it")  # a command it declared: a bug of the extension
+    return code
 
 
 def _arguments(args: argparse.Namespace) -> JSONObject:

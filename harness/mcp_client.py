@@ -32,7 +32,7 @@ from harness.tools import Tool
 
 Pair = tuple[str, str]  # (server name, tool name) as the server spells them
 Namer = Callable[[list[Pair]], Mapping[Pair, str]]
-__all__ = ["Client", "MockClient", "Namer", "Pair", "agent_tools", "plain_names"]
+__all__ = ["Client", "MockClient", "Namer", "Pair", "agent_tools", "as_tool", "plain_names"]
 
 
 class MockClient:
@@ -74,20 +74,21 @@ def agent_tools(clients: Iterable[Client], namer: Namer = plain_names) -> list[T
     """Every tool of every client, as ``Tool`` values the agent loop can call."""
     clients = list(clients)
     names = namer([(c.name, t["name"]) for c in clients for t in c.tools])
-    tools = []
-    for client in clients:
-        for listing in client.tools:
-            schema = listing.get("inputSchema") or {"type": "object"}
-            tools.append(Tool(
-                name=names[(client.name, listing["name"])],
-                description=listing.get("description") or "",
-                input_schema=schemas.offered(schema),
-                call=_caller(client, listing["name"], schemas.checker(schema)),
-                source=client.name,
-                annotations=listing.get("annotations") or {},
-                original=listing["name"],
-            ))
-    return tools
+    return [as_tool(client, listing, names[(client.name, listing["name"])]) for client in clients for listing in client.tools]
+
+
+def as_tool(client: Client, listing: JSONObject, name: str) -> Tool:
+    """One listed tool of ``client`` as a ``Tool`` named ``name`` for the model."""
+    schema = listing.get("inputSchema") or {"type": "object"}
+    return Tool(
+        name=name,
+        description=listing.get("description") or "",
+        input_schema=schemas.offered(schema),
+        call=_caller(client, listing["name"], schemas.checker(schema)),
+        source=client.name,
+        annotations=listing.get("annotations") or {},
+        original=listing["name"],
+    )
 
 
 def _caller(client: Client, tool: str, check: schemas.Check) -> Callable[[JSONObject], Any]:

@@ -62,6 +62,7 @@ from harness.tools import Tool
 from harness.transcript import Transcript
 
 ALLOW, ASK, DENY = "allow", "ask", "deny"
+_UNJUDGED = object()  # a tool no rule was tried on yet under these rules (None is "no deny rule names it")
 LONG_DESCRIPTION = 1024  # characters; Claude Code cuts descriptions at 2048
 
 
@@ -161,9 +162,9 @@ class Permissions:
         self.prompter = prompter or NoPrompter()
         self.transcript = transcript
         self.always: dict[str, JSONObject] = {}  # tool name -> the definition "always" was answered for
-        # What ``split`` remembers: the last pool's answer, and each (name, server) judged under ``_judged_under``.
+        # What ``split`` remembers: the last pool's answer, and each tool (by id, with the tool) judged under ``_judged_under``.
         self._last_split: tuple[Rules, Sequence[Tool], tuple[tuple[Tool, ...], Mapping[str, str]]] | None = None
-        self._judged: dict[tuple[str, str], str | None] = {}
+        self._judged: dict[int, tuple[Tool, str | None]] = {}
         self._judged_under: Rules | None = None
 
     def decide(self, tool: Tool) -> Decision:
@@ -200,26 +201,24 @@ class Permissions:
     def split(self, tools: Sequence[Tool]) -> tuple[tuple[Tool, ...], Mapping[str, str]]:
         """``visible`` and ``hidden`` at once, as values to read, not change: the same two again for the same pool.
 
-        A pool is handed out again as the very same tuple while nothing changed, and a rule
-        matches on a tool's name and server alone: so the last answer is given again for the
-        same tuple under the same ``rules`` object, and otherwise each (name, server) already
-        judged under these rules is looked up, not matched again. Replacing ``rules`` drops both.
+        A pool is handed out again as the very same tuple while nothing changed, and a server
+        that lists again keeps the ``Tool`` of each tool it listed as before (``harness.pool``):
+        so the last answer is given again for the same tuple under the same ``rules`` object,
+        and otherwise each tool already judged under these rules is looked up by identity, not
+        matched again; only a new tool meets the rules. Replacing ``rules`` drops both.
         """
         rules, last = self.rules, self._last_split
         if last is not None and last[0] is rules and last[1] is tools and isinstance(tools, tuple):
             return last[2]
-        known = self._judged if self._judged_under is rules else {}
-        judged: dict[tuple[str, str], str | None] = {}  # only the tools of this pool: the memo never outgrows it
-        kept, hidden = [], {}
-        for tool in tools:
-            key = (tool.name, tool.source)
-            if key not in judged:
-                judged[key] = known[key] if key in known else rules.first(DENY, tool)
-            rule = judged[key]
-            if rule is None:
-                kept.append(tool)
-            else:
-                hidden[tool.name] = rule
+        judged = self._judged if self._judged_under is rules else {}  # a tool's id -> (it, the deny rule naming it or None)
+        pairs = list(map(judged.get, map(id, tools)))  # in C: a pool judged before costs a lookup a tool
+        for i in [i for i, (tool, pair) in enumerate(zip(tools, pairs)) if pair is None or pair[0] is not tool]:
+            tool = tools[i]
+            pairs[i] = judged[id(tool)] = (tool, rules.first(DENY, tool))
+        if len(judged) > 2 * len(pairs) + 64:  # tools of earlier pools: keep only this one's
+            judged = dict(zip(map(id, tools), pairs))
+        kept = [tool for tool, rule in pairs if rule is None]
+        hidden = {tool.name: rule for tool, rule in pairs if rule is not None}
         self._judged, self._judged_under = judged, rules
         found = (tuple(kept), MappingProxyType(hidden))
         self._last_split = (rules, tools, found)
@@ -354,6 +353,7 @@ class Screen:
     transcript: Transcript | None = None
     seen: set[tuple[str, str, str]] = field(default_factory=set)  # (server, tool, its definition): a redefined tool is screened again
     _looked: dict[str, tuple[object, object]] = field(default_factory=dict, repr=False)  # server -> (client, tools list) last checked
+    _last: dict[str, dict[str, object]] = field(default_factory=dict, repr=False)  # server -> its tools by name, as last checked
 
     def check(self, clients: JSONMapping) -> list[str]:
         warnings = []
@@ -364,7 +364,11 @@ class Screen:
             looked = self._looked.get(server)
             if looked is not None and looked[0] is client and looked[1] is tools:
                 continue
+            before, now = self._last.get(server, {}), {}
             for tool in tools:
+                now[tool.get("name", "")] = tool
+                if before.get(tool.get("name", "")) == tool:  # listed again as it was (compared as values): screened already
+                    continue
                 key = (server, tool.get("name", ""), json.dumps(definition.of(tool), sort_keys=True, default=str))
                 if key in self.seen:
                     continue
@@ -376,7 +380,8 @@ class Screen:
                     warnings.append(text)
                     if self.transcript is not None:
                         self.transcript.warning(text)
-            self._looked[server] = (client, tools)
+            self._looked[server], self._last[server] = (client, tools), now
         for gone in self._looked.keys() - live.keys():  # closed or failed: let its client go
             del self._looked[gone]
+            self._last.pop(gone, None)
         return warnings

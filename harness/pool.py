@@ -46,7 +46,7 @@ from dataclasses import dataclass
 from harness import echo, naming
 from harness.jsonvalue import JSONMapping
 from harness.loop import PoolSource, Turn
-from harness.mcp_client import Client, Namer, agent_tools
+from harness.mcp_client import Client, Namer, agent_tools, as_tool
 from harness.spec import State
 from harness.tools import Tool
 
@@ -66,6 +66,8 @@ def assemble(builtins: Iterable[Tool], mcp_tools: Iterable[Tool]) -> Pool:
 
 def _ordered(builtins: Iterable[Tool], marked: Iterable[Tool]) -> Pool:
     ordered = sorted(builtins, key=_name) + sorted(marked, key=_name)
+    if len({t.name for t in ordered}) == len(ordered):  # the usual case, no two alike: nothing shadowed
+        return Pool(tuple(ordered), ())
     kept: dict[str, Tool] = {}
     shadowed = []
     for tool in ordered:
@@ -76,8 +78,7 @@ def _ordered(builtins: Iterable[Tool], marked: Iterable[Tool]) -> Pool:
     return Pool(tuple(kept.values()), tuple(shadowed))
 
 
-def _name(tool: Tool) -> str:
-    return tool.name
+_name = operator.attrgetter("name")  # a sort key in C: a 2,000-tool pool is sorted on every change
 
 
 class Converted:
@@ -93,13 +94,28 @@ class Converted:
         everything: list[Tool] = []
         for name, client in clients.items():
             memo = self._memo.get(name)
-            if memo is None or memo[0] is not client or memo[1] is not client.tools:
+            if memo is None or memo[0] is not client:
                 memo = (client, client.tools, [_marked(t) for t in agent_tools([client], self._namer)])
+                self._memo[name] = memo
+            elif memo[1] is not client.tools:  # the same session listed again: a tool listed as it was is kept
+                memo = (client, client.tools, self._relisted(client, memo[1], memo[2]))
                 self._memo[name] = memo
             everything += memo[2]
         for gone in self._memo.keys() - clients.keys():  # closed or failed: let its client go
             del self._memo[gone]
         return everything
+
+    def _relisted(self, client: Client, listed: Sequence[JSONMapping], converted: Sequence[Tool]) -> list[Tool]:
+        """``client``'s new listing converted, reusing the ``Tool`` of each listing equal to the one it had, under the
+        same name (``converted`` is ``listed``'s, in its order): a server that changes one tool costs one conversion."""
+        before = {listing.get("name"): (listing, tool) for listing, tool in zip(listed, converted)}
+        names = self._namer([(client.name, t["name"]) for t in client.tools])
+        tools = []
+        for listing in client.tools:
+            name = names[(client.name, listing["name"])]
+            kept = before.get(listing["name"])
+            tools.append(kept[1] if kept is not None and kept[1].name == name and kept[0] == listing else _marked(as_tool(client, listing, name)))
+        return tools
 
     def pool(self, builtins: Sequence[Tool], clients: Mapping[str, Client]) -> Pool:
         """``assemble`` of ``builtins`` and every client's tools; the last Pool again while every input is the same object.

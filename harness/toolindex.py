@@ -203,35 +203,49 @@ class Index:
         return entry.doc if entry is not None else None
 
     def update(self, server: str, docs: Iterable[Doc]) -> None:
-        """Replace ``server``'s documents with ``docs``: only its postings change."""
-        self.drop(server)
-        self._sorted = None
+        """Replace ``server``'s documents with ``docs``. A document equal to the one it replaces keeps its entry
+        and postings: a server that lists again with one tool changed costs that one tool."""
+        before = {name: self._docs[name] for name in self._by_server.pop(server, ())}
         names = []
         for doc in docs:
-            fields = doc.fields()
-            tf: dict[str, float] = {}
-            for f, words in fields.items():
-                for word in words:
-                    tf[word] = tf.get(word, 0.0) + WEIGHTS[f]
-            length = sum(WEIGHTS[f] * len(words) for f, words in fields.items())
-            self._docs[doc.name] = _Entry(doc, fields, tf, length, frozenset(fields["name"]))
-            for word, weight in tf.items():
-                self._postings.setdefault(word, {})[doc.name] = weight
-            self._total += length
             names.append(doc.name)
+            entry = before.pop(doc.name, None)
+            if entry is not None and (entry.doc is doc or entry.doc == doc):
+                continue
+            if entry is not None:
+                self._forget(doc.name)
+            self._add(doc)
+        for name in before:  # no longer listed
+            self._forget(name)
         if names:
             self._by_server[server] = names
 
     def drop(self, server: str) -> None:
-        self._sorted = None
         for name in self._by_server.pop(server, ()):
-            entry = self._docs.pop(name)
-            for word in entry.tf:
-                posting = self._postings[word]
-                posting.pop(name, None)
-                if not posting:
-                    del self._postings[word]
-            self._total -= entry.length
+            self._forget(name)
+
+    def _add(self, doc: Doc) -> None:
+        self._sorted = None
+        fields = doc.fields()
+        tf: dict[str, float] = {}
+        for f, words in fields.items():
+            for word in words:
+                tf[word] = tf.get(word, 0.0) + WEIGHTS[f]
+        length = sum(WEIGHTS[f] * len(words) for f, words in fields.items())
+        self._docs[doc.name] = _Entry(doc, fields, tf, length, frozenset(fields["name"]))
+        for word, weight in tf.items():
+            self._postings.setdefault(word, {})[doc.name] = weight
+        self._total += length
+
+    def _forget(self, name: str) -> None:
+        self._sorted = None
+        entry = self._docs.pop(name)
+        for word in entry.tf:
+            posting = self._postings[word]
+            posting.pop(name, None)
+            if not posting:
+                del self._postings[word]
+        self._total -= entry.length
 
     def search(self, query: Query, limit: int = 5, among: Sequence[str] | None = None) -> list[Match]:
         """The best ``limit`` matches, best first (ties by name); ``among``: only these names."""

@@ -108,12 +108,75 @@ def size(tools: Sequence[Tool]) -> int:
     return len(json.dumps([Tool.spec(t) for t in tools]))
 
 
+_BUILTIN, _LOADED, _DEFERRED = "builtin", "loaded", "deferred"  # what a tool of the pool is in the request
+
+
+class _Copies:
+    """What each tool of the pool is sent as (itself, or its ``Deferred`` copy), remembered by the tool's identity.
+
+    The pool keeps a ``Tool`` object while its listing is as it was, so a turn after one server
+    listed again decides only that server's new tools; the rest are a lookup each, in C.
+    """
+
+    def __init__(self) -> None:
+        self._memo: dict[int, tuple[Tool, Tool, str]] = {}  # a tool's id -> (it, what is sent for it, its kind)
+        self._under: tuple[set[str], set[str]] = (set(), set())  # the deferring servers and alwaysLoad names of the memo
+
+    def split(self, offered: Sequence[Tool], servers: Mapping[str, bool], on: set[str],
+              always: set[str]) -> tuple[list[Tool], list[Tool], set[str]]:
+        """The built-ins, the MCP tools as sent (``on``'s deferred but ``always``), and the servers with a deferred tool."""
+        if self._under != (on, always):  # what is deferred changed: every copy is made again
+            self._memo, self._under = {}, (on, always)
+        memo = self._memo
+        kinds = list(map(memo.get, map(id, offered)))  # (tool, what is sent, its kind), or None for a tool not seen
+        for i in [i for i, (tool, kept) in enumerate(zip(offered, kinds)) if kept is None or kept[0] is not tool]:
+            tool = offered[i]
+            if tool.source not in servers:
+                kept = (tool, tool, _BUILTIN)
+            elif tool.source in on and tool.name not in always:
+                kept = (tool, deferred(tool), _DEFERRED)
+            else:
+                kept = (tool, tool, _LOADED)
+            kinds[i] = memo[id(tool)] = kept
+        if len(memo) > 2 * len(kinds) + 64:  # tools replaced without a new listing: keep only this pool's
+            self._memo = dict(zip(map(id, offered), kinds))
+        return ([kept[1] for kept in kinds if kept[2] is _BUILTIN], [kept[1] for kept in kinds if kept[2] is not _BUILTIN],
+                {kept[1].source for kept in kinds if kept[2] is _DEFERRED})
+
+
 @dataclass
 class _Server:
     listing: object  # the client's tools list this was built from (compared by identity)
     tools: tuple[Tool, ...]
     always: frozenset[str]  # names of its tools with alwaysLoad
-    size: int
+    docs: dict[str, tuple[Tool, Doc]] = field(default_factory=dict)  # by tool name: the Tool its index document was made from
+    _size: int | None = None
+
+    @classmethod
+    def of(cls, name: str, listing: Sequence[Mapping[str, Any]], tools: Sequence[Tool], before: _Server | None) -> _Server:
+        """Server ``name`` as it listed ``listing`` (the pool made ``tools`` of it), with an index document a tool; a
+        document of ``before`` is kept for a tool the pool kept (its listing is as it was)."""
+        listings = {t.get("name"): t for t in listing}
+        kept_docs = before.docs if before is not None else {}
+        docs, always = {}, set()
+        for tool in tools:
+            meta = listings.get(tool.original, {}).get("_meta") or {}
+            if meta.get(ALWAYS) is True:
+                always.add(tool.name)
+            kept = kept_docs.get(tool.name)
+            if kept is not None and kept[0] is tool:
+                docs[tool.name] = kept
+                continue
+            hint = " ".join(meta[HINT].split()) if isinstance(meta.get(HINT), str) else ""  # one line, as Claude Code keeps it
+            docs[tool.name] = (tool, Doc(tool.name, name, tool.original, tool.description, hint, tuple(tool.input_schema.get("properties") or ())))
+        return cls(listing, tuple(tools), frozenset(always), docs)
+
+    @property
+    def size(self) -> int:
+        """Its definitions' JSON bytes, measured the first time a policy or a report needs them (``on`` and ``off`` never do)."""
+        if self._size is None:
+            self._size = size(self.tools)
+        return self._size
 
 
 class Searcher:
@@ -133,8 +196,9 @@ class Searcher:
         self.servers: dict[str, _Server] = {}
         self.loaded: dict[str, str] = {}  # name -> its server
         self.held: dict[str, Tool] = {}  # loaded tools no longer listed, kept in the array as they were
-        self.offered: dict[str, Tool] = {}  # the last turn's tools by name
-        self._copies: dict[int, tuple[Tool, Deferred]] = {}
+        self._offered: tuple[Tool, ...] = ()  # the last turn's tools
+        self._by_name: dict[str, Tool] | None = {}  # the same by name, made when asked for
+        self._copies = _Copies()
         self._last: tuple[tuple[Tool, ...], tuple[Tool, ...]] | None = None
         self._said = ""
         self._deferring: list[str] = []
@@ -163,21 +227,16 @@ class Searcher:
         return Turn(self._system(turn.system, built), tools)
 
     def _update(self, names: list[str], live: Mapping[str, Any], offered: Sequence[Tool]) -> None:
-        by_server: dict[str, list[Tool]] = {n: [] for n in names}
-        for tool in offered:
-            if tool.source in by_server:
-                by_server[tool.source].append(tool)
+        if len(names) == 1:  # the usual change: one server listed again
+            by_server = {names[0]: [tool for tool in offered if tool.source == names[0]]}
+        else:
+            by_server = {n: [] for n in names}
+            for tool in offered:
+                if tool.source in by_server:
+                    by_server[tool.source].append(tool)
         for name in names:
-            listings = {t.get("name"): t for t in live[name].tools}
-            docs, always = [], set()
-            for tool in by_server[name]:
-                meta = listings.get(tool.original, {}).get("_meta") or {}
-                if meta.get(ALWAYS) is True:
-                    always.add(tool.name)
-                hint = " ".join(meta[HINT].split()) if isinstance(meta.get(HINT), str) else ""  # one line, as Claude Code keeps it
-                docs.append(Doc(tool.name, name, tool.original, tool.description, hint, tuple(tool.input_schema.get("properties") or ())))
-            self.index.update(name, docs)
-            self.servers[name] = _Server(live[name].tools, tuple(by_server[name]), frozenset(always), size(by_server[name]))
+            self.servers[name] = server = _Server.of(name, live[name].tools, by_server[name], self.servers.get(name))
+            self.index.update(name, [doc for _, doc in server.docs.values()])
             kept = [n for n, s in self.loaded.items() if s == name]
             if kept and self.built is not None and self.built.transcript is not None:
                 now = {t.name for t in by_server[name]}
@@ -188,39 +247,49 @@ class Searcher:
 
     def defers(self, server: str, totals: tuple[int, int] | None = None) -> tuple[bool, str]:
         """Whether ``server``'s tools are deferred, and why; ``totals``: the pool's tool count and size, if summed already."""
-        total, sized = totals or (sum(len(s.tools) for s in self.servers.values()), sum(s.size for s in self.servers.values()))
-        return decide(self.modes.get(server, self.mode), total, sized, self.context_tokens)
+        mode = self.modes.get(server, self.mode)
+        if mode.kind != "auto":  # decided by the setting alone: no sizes summed
+            return decide(mode, 0, 0, self.context_tokens)
+        total, sized = totals or self._totals()
+        return decide(mode, total, sized, self.context_tokens)
+
+    def _defers(self, server: str, totals: tuple[int, int]) -> bool:
+        """``defers(server)``'s answer alone: the reason is only worded when it is said."""
+        mode = self.modes.get(server, self.mode)
+        return mode.kind == "on" if mode.kind != "auto" else self.defers(server, totals)[0]
+
+    def _totals(self) -> tuple[int, int]:
+        return sum(len(s.tools) for s in self.servers.values()), sum(s.size for s in self.servers.values())
 
     def _build(self, offered: Sequence[Tool]) -> tuple[Tool, ...]:
-        totals = (sum(len(s.tools) for s in self.servers.values()), sum(s.size for s in self.servers.values()))  # once, not per server
-        decided = {name: self.defers(name, totals)[0] for name in self.servers}
-        copies: dict[int, tuple[Tool, Deferred]] = {}
-        builtins, mcp = [], []
-        for tool in offered:
-            if tool.source == "builtin" or tool.source not in decided:
-                builtins.append(tool)
-            elif decided[tool.source] and tool.name not in self.servers[tool.source].always:
-                memo = self._copies.get(id(tool))
-                copy = memo[1] if memo is not None and memo[0] is tool else deferred(tool)
-                copies[id(tool)] = (tool, copy)
-                mcp.append(copy)
-            else:
-                mcp.append(tool)
-        self._copies = copies
-        names = {t.name for t in offered}
-        for name in [n for n in self.held if n in names]:  # listed again: the new definition is the one kept
-            del self.held[name]
-        for name in self.loaded:
-            if name not in names and name not in self.held and name in self.offered:
-                self.held[name] = self.offered[name]
-        search = [self.tool] if copies or self.held else []
+        automatic = self.mode.kind == "auto" or any(m.kind == "auto" for m in self.modes.values())
+        totals = self._totals() if automatic else (0, 0)  # once, not per server
+        decided = {name: self._defers(name, totals) for name in self.servers}
+        on = {name for name, deferring in decided.items() if deferring}
+        builtins, mcp, deferring = self._copies.split(offered, decided, on, set().union(*(self.servers[name].always for name in on)))
+        if self.loaded or self.held:
+            names = {t.name for t in offered}
+            for name in [n for n in self.held if n in names]:  # listed again: the new definition is the one kept
+                del self.held[name]
+            last = self.offered
+            for name in self.loaded:
+                if name not in names and name not in self.held and name in last:
+                    self.held[name] = last[name]
+        search = [self.tool] if deferring or self.held else []
         if self.held:  # where it was: the MCP block is sorted by name (s22), so the array keeps its bytes
             mcp = sorted([*mcp, *self.held.values()], key=lambda t: t.name)
         tools = (*builtins, *search, *mcp)
-        self.offered = {t.name: t for t in tools}
-        self._deferring = sorted({t.source for t in tools if isinstance(t, Deferred)})  # for the system prompt, each turn
+        self._offered, self._by_name = tools, None
+        self._deferring = sorted(deferring)  # for the system prompt, each turn
         self._report(tools, decided)
         return tools
+
+    @property
+    def offered(self) -> dict[str, Tool]:
+        """The last turn's tools by name."""
+        if self._by_name is None:
+            self._by_name = {t.name: t for t in self._offered}
+        return self._by_name
 
     def _report(self, tools: Sequence[Tool], decided: Mapping[str, bool]) -> None:
         """Say what was chosen and why, once each time the choice changes, with the sizes it makes."""

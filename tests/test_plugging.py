@@ -112,7 +112,8 @@ class Versions(Extension):
     """A CLI extension written here: a command of its own (``versions``, with --json and an option), an option on a
     shared command, a stack part, and a doctor finding; nothing in harness/ names it."""
 
-    commands = (Command("versions", "each server's version tool", lambda p: p.add_argument("--prefix", default=""), json=True),)
+    commands = (Command("versions", "each server's version tool", lambda p: p.add_argument("--prefix", default=""), json=True),
+                Command("offline", "starts nothing", connects=False))
 
     def __init__(self) -> None:
         self.part = Plugged()
@@ -124,6 +125,9 @@ class Versions(Extension):
         return [self.part]
 
     async def run(self, args, stack, out, err):
+        if args.command == "offline":
+            out.write(f"stack: {stack}\n")
+            return 0
         if args.command != "versions":
             return None
         answer = (await stack.hub.clients["docs"].call_tool("get_version", {})).text()
@@ -146,6 +150,11 @@ def test_a_cli_extension_from_outside_the_harness_adds_a_command_an_option_a_par
     out, err = io.StringIO(), io.StringIO()
     assert app.main([*base, "doctor"], out, err) == 1, err.getvalue()
     assert "always one finding" in out.getvalue() and "fix: run mcp-course versions" in out.getvalue(), out.getvalue()
+    out, err = io.StringIO(), io.StringIO()
+    broken = tmp_path / "broken.json"
+    broken.write_text("{not json")
+    assert app.main(["--config", str(broken), "offline"], out, err) == 0, err.getvalue()
+    assert out.getvalue() == "stack: None\n", "a command that does not connect reads no config and starts nothing"
     out, err = io.StringIO(), io.StringIO()
     assert app.main([*base, "call", "mcp__docs__search", '{"query": "nothing-like-this"}', "--json"], out, err) == 0, err.getvalue()
     assert extension.part.counts == ["docs/get_version", "docs/search"], "the extension's part is in every command's stack"

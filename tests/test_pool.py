@@ -121,8 +121,14 @@ def test_converted_tools_are_remembered_until_that_servers_tools_change():
     assert [t.name for t in changed] == ["mcp__docs__search", "mcp__docs__get_version", "mcp__deploy__status"]
     assert changed[2] is first[1], "deploy's tools did not change, so its conversion is kept"
 
+    assert changed[0] is first[0], "the same session listed search as it was: its Tool is kept"
+    docs.tools = [{**docs.tools[0], "description": "now different"}, docs.tools[1]]
+    redone = converted.tools(clients)
+    assert redone[0] is not changed[0] and redone[0].description == "now different (readOnly)", "a changed listing is converted"
+    assert redone[1] is changed[1], "the tool listed as before is kept"
+
     clients["docs"] = Server("docs", "search")  # a reconnect, or needs-auth promoted: a new client
-    assert converted.tools(clients)[0] is not first[0]
+    assert converted.tools(clients)[0] is not first[0], "a new client: its tools call it, so every one is made again"
     del clients["deploy"]  # closed or failed
     assert [t.name for t in converted.tools(clients)] == ["mcp__docs__search"]
 

@@ -143,7 +143,15 @@ def test_the_index_is_updated_one_server_at_a_time(monkeypatch):
     real = Doc.fields
     monkeypatch.setattr(Doc, "fields", lambda self: read.append(self.name) or real(self))
     index.update("b", docs("y_one", "y_two", server="b"))
-    assert read == ["mcp__b__y_one", "mcp__b__y_two"], "expected only server b's tools to be read again"
+    assert read == ["mcp__b__y_two"], "expected only server b's new tool to be read: y_one is the same document"
+    changed = Doc("mcp__b__y_one", "b", "y_one", "renamed to walrus", "", ())
+    index.update("b", [changed, *docs("y_two", server="b")])
+    assert read == ["mcp__b__y_two", "mcp__b__y_one"], "expected the changed document read again, the same one kept"
+    assert [m.name for m in index.search(Query.parse("walrus"))] == ["mcp__b__y_one"], "expected the new words indexed"
+    index.update("b", docs("y_two", server="b"))
+    assert index.names() == ["mcp__a__x_one", "mcp__a__x_two", "mcp__b__y_two"], "expected the tool b no longer lists gone"
+    assert index.search(Query.parse("walrus")) == [], "expected its words gone with it"
+    index.update("b", docs("y_one", "y_two", server="b"))
     index.drop("a")
     assert index.names() == ["mcp__b__y_one", "mcp__b__y_two"]
     assert index.search(Query.parse("x")) == []

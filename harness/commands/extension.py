@@ -12,13 +12,14 @@ with a module-level ``EXTENSION``, registered by one import line in
   included, decided from the parsed arguments;
 - ``run(args, stack, out, err)``: after the servers connected, the command, if it is the
   extension's (or a flag of its own took over a shared one): its exit code, or ``None`` for
-  "not mine"; the first extension that answers runs it;
+  "not mine"; the first extension that answers runs it. A ``Command(connects=False)`` (a
+  file converter, say) is run with ``stack=None`` before any config is read or server started;
 - ``problems(stack, prog)``: what ``doctor`` reports beyond the shared checks, once the servers
   that passed them are connected.
 
 Extension modules are imported when the parser is built, so ``--help`` costs what they import:
-nothing heavy at their top. Not handled here: commands that start nothing (``add``,
-``discover``) stay in ``harness.app``; an extension's command always connects the config's servers.
+nothing heavy at their top. Not handled here: the shared commands that start nothing (``add``,
+``discover``) stay in ``harness.app``.
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ class Command:
     help: str
     arguments: Callable[[argparse.ArgumentParser], None] = _no_arguments
     json: bool = False  # accepts --json
+    connects: bool = True  # False: ``run`` gets no stack (stack=None) and nothing is started, not even the config read
 
 
 class Extension:
@@ -60,8 +62,9 @@ class Extension:
         """The stack parts these arguments ask for."""
         return []
 
-    async def run(self, args: argparse.Namespace, stack: Stack, out: TextIO, err: TextIO) -> int | None:
-        """Run ``args.command`` on the connected stack if it is this extension's; ``None`` when it is not."""
+    async def run(self, args: argparse.Namespace, stack: Stack | None, out: TextIO, err: TextIO) -> int | None:
+        """Run ``args.command`` on the connected stack if it is this extension's; ``None`` when it is not. ``stack`` is
+        None for a ``Command`` that does not connect."""
         return None
 
     async def problems(self, stack: Stack, prog: str) -> list[Problem]:

@@ -8,7 +8,8 @@ from expect import exit_code, has_line  # exercises/expect.py: a failed check sa
 
 HINT = (
     'Add a factory like `docs()` to `mock_servers/catalog.py` and put it in `SERVERS`; in '
-    '`lessons/s20/code.py`, the servers `connect_mcp` may connect are the catalog it is given.'
+    '`lessons/s20/code.py`, the servers `connect_mcp` may connect are the names in the tuple the hub is given '
+    '(`("docs", "deploy")`): add yours there.'
 )
 
 EDITS = {

@@ -8,8 +8,8 @@ depends on history, and a prompt cache keyed on it would miss.
 from expect import equal, exit_code, show, that  # exercises/expect.py: a failed check says what it expected and found
 
 HINT = (
-    'Connect `deploy` before `docs` in your scenario; `harness.pool.assemble` sorts the MCP tools by '
-    'name, so only the connect lines move.'
+    'Swap the two `connect_mcp` calls in your copy of the scenario (the lesson connects `deploy` first: '
+    'connect `docs` first); `harness.pool.assemble` sorts the MCP tools by name, so only the connect lines move.'
 )
 
 RUN = ("--scenario", "{here}/scenario.yaml")

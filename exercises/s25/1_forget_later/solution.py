@@ -10,7 +10,7 @@ from expect import count, equal, show, that  # exercises/expect.py: a failed che
 
 HINT = (
     '`serve_http("docs", "http", "--forget-sessions-after", "2")` forgets the session after two '
-    'requests; pass a `harness.transcript.Transcript()` to `connect(..., transcript=...)` and read '
+    '`tools/call` requests; pass a `harness.transcript.Transcript()` to `connect(..., transcript=...)` and read '
     'its `warning` events.'
 )
 

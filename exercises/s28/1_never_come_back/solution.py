@@ -10,8 +10,8 @@ live model would just not see the tool.)
 from expect import contains, exit_code, line_at, none_of  # exercises/expect.py: a failed check says what it expected and found
 
 HINT = (
-    '`Stack(...)` in `lessons/s28/code.py` takes `without={"reconnect"}` to leave its reconnect part '
-    'out (every connection then gets `reconnect=never`).'
+    '`upto("s28", without=(Reconnect,))` in `lessons/s28/code.py` leaves the reconnect part out of the '
+    'stack (`Reconnect` is in `harness.stack`; every connection then gets `reconnect=never`).'
 )
 
 EDITS = {

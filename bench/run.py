@@ -424,9 +424,9 @@ def bench_pool(rounds: int) -> list[dict[str, Any]]:
             start = time.perf_counter()
             source()
             warm.append(time.perf_counter() - start)
-        for _ in range(20):  # every server's tools changed since the last turn
+        for k in range(20):  # every tool of every server changed since the last turn (a new description each time)
             for c in clients.values():
-                c.tools = list(c.tools)
+                c.tools = [{**t, "description": "d" * 80 + str(k)} for t in c.tools]
             start = time.perf_counter()
             source()
             cold.append(time.perf_counter() - start)

@@ -56,3 +56,12 @@ def test_agents_shows_the_tools_now_and_chat_runs_an_agent_on_the_lead_s_connect
     assert "[researcher] tools (1): mcp__docs__search" in lines, done.stdout
     assert "  <- Staging first, then production." in lines, done.stdout
     assert sum(line.startswith("state: docs: pending -> connected") for line in lines) == 1, "expected docs started once"
+
+
+def test_agents_says_which_of_its_servers_are_not_connected_and_why(tmp_path):
+    work = project(tmp_path, {"docs": {"command": "x", "disabled": True}})
+    done = cli("--home", str(tmp_path / "home"), "--config", "mcp.json", "agents", cwd=work)
+    assert done.returncode == 0, done.stderr
+    assert "  not connected: docs (disabled)" in done.stdout.splitlines(), f"expected the reason its pool is empty, found {done.stdout!r}"
+    rows = json.loads(cli("--home", str(tmp_path / "home"), "--config", "mcp.json", "--json", "agents", cwd=work).stdout)
+    assert rows[0]["not_connected"] == {"docs": "disabled"}, rows

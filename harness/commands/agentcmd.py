@@ -81,6 +81,8 @@ def listing(found: Found, stack: Stack) -> list[dict[str, object]]:
         rows.append({"name": agent.name, "description": agent.description, "source": agent.source, "scope": agent.scope,
                      "max_turns": agent.max_turns, "servers": list(agent.servers) if agent.servers is not None else None,
                      "own_servers": [s.name for s in agent.inline], "tools": [t.name for t in tools],
+                     "not_connected": {name: entry.state.value for name, entry in sorted(stack.hub.entries.items())
+                                       if name not in stack.hub.clients and agent.may_use(name)},
                      "not_run": list(agent.ignored)})
     return rows
 
@@ -97,6 +99,9 @@ def text(rows: list[dict[str, object]]) -> str:
         tools = row["tools"]
         assert isinstance(tools, list)
         lines.append(f"  tools now ({len(tools)}): {', '.join(tools) if tools else 'none'}")
+        waiting = row.get("not_connected")
+        if isinstance(waiting, dict) and waiting:  # why a pool is smaller than the file says: servers it may use, not up
+            lines.append(f"  not connected: {', '.join(f'{name} ({state})' for name, state in waiting.items())}")
         own = row["own_servers"]
         if own:
             assert isinstance(own, list)

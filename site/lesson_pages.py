@@ -32,6 +32,8 @@ Link rule for lesson READMEs, which is what makes --strict pass:
 - another lesson: ``../sNN/README.md`` (an ``#anchor`` may follow) points at that lesson's
   page; if that lesson does not exist yet, the link is rendered as its plain text;
 - this lesson's ``code.py``, ``scenario.yaml`` or a new module point at the Code section;
+- a link to another file of the repository (``../../.ci/conformance/README.md``) is rendered
+  as its text: the site holds no copy of it;
 - any other relative link to a file outside site/docs/ is left alone and --strict names it.
   Only inline links ``[text](target)`` are rewritten, not reference-style definitions.
   Use mermaid fences instead of image files (assets/course.js draws them).
@@ -157,6 +159,8 @@ def rewrite_links(readme: str, name: str, existing: set[str], own: set[str]) -> 
             new = f"{lesson.group(1)}.md" + (f"#{anchor}" if anchor else "")
         elif resolved in own:
             new = "#lesson-code"
+        elif not resolved.startswith(("site/", "../")) and (REPO / resolved).is_file():
+            return label.lstrip("!")[1:-1]  # a file of the repository, not a page: its name, as the site has no copy to link
         else:
             return match.group(0)
         return f"{label}({new}{tail})"

@@ -139,3 +139,13 @@ def test_the_figure_check_catches_one():
     text = ("The fast lane (522 tests in 9 s) is quick.\n\n| a | 30 s |\n\n"
             + blocks.wrap("suite", "| the whole suite | 1030 passed | 109 s |"))
     assert [f.split(" (in")[0] for f in unrecorded_figures(text)] == ["522 tests", "9 s"], unrecorded_figures(text)
+
+
+@pytest.mark.parametrize("lesson", LESSONS)
+def test_no_sequence_diagram_line_holds_a_semicolon(lesson):
+    # Mermaid ends a statement at ';', so a message that holds one is a parse error and the diagram is not drawn:
+    # the browser check finds it, minutes later; this says it at once, naming the line.
+    text = (ROOT / "lessons" / lesson / "README.md").read_text(encoding="utf-8")
+    found = [f"{lesson}/README.md: {line.strip()}" for block in re.findall(r"```mermaid\n(.*?)```", text, re.S)
+             if "sequenceDiagram" in block for line in block.splitlines() if ";" in line and not line.strip().startswith("%%")]
+    assert found == [], f"expected no ';' in a sequence diagram (mermaid ends a statement there), found {found}"

@@ -419,17 +419,7 @@ def main(argv: list[str] | None = None) -> int:
         del rest[at:at + 2]
     _, options = serve.parse(rest, name=f"fleet {kind}")
     definition = server(kind, limit)
-    if options.exit_at_start is not None:
-        return options.exit_at_start
-    counters = serve.Counters()
-    built = serve.build_server(definition, options, counters)
-    if options.transport != "stdio":
-        serve._run_http(built, options, counters)  # serve.main's own path: its lookup is by catalog name only
-        return 0
-    import anyio
-
-    anyio.run(serve._run_stdio, built, options, counters)
-    return 0
+    return serve.run_server(definition, options)
 
 
 if __name__ == "__main__":

@@ -70,6 +70,7 @@ import socket
 import sys
 import time
 from dataclasses import dataclass
+from collections.abc import Callable
 from typing import Any, NoReturn
 
 from mock_servers import tasks
@@ -631,7 +632,12 @@ def _run_http(server: Any, options: Options, counters: Counters) -> None:
 
 def main(argv: list[str] | None = None, name: str | None = None) -> int:
     server_name, options = parse(sys.argv[1:] if argv is None else argv, name)
-    definition = SERVERS[server_name]()
+    return run_server(SERVERS[server_name](), options)
+
+
+def run_server(definition: ServerDef, options: Options, plug: Callable[[Any], None] | None = None) -> int:
+    """Serve ``definition`` as ``options`` say, until the client leaves; ``plug`` sees the built server first (a module
+    of its own adds handlers the catalog's shape has no room for, as ``mock_servers.skills`` does). The exit code."""
     if options.exit_at_start is not None:
         _say(definition, f"exiting at start with code {options.exit_at_start} (--exit-at-start)")
         return options.exit_at_start
@@ -641,6 +647,8 @@ def main(argv: list[str] | None = None, name: str | None = None) -> int:
         time.sleep(options.slow_start)
     counters = Counters()
     server = build_server(definition, options, counters)
+    if plug is not None:
+        plug(server)
     if options.transport == "stdio":
         import anyio
 

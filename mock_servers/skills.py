@@ -231,18 +231,7 @@ def main(argv: list[str] | None = None) -> int:
     rest = [a for a in rest if a != "--tamper-after-list"]
     _, options = serve.parse(rest, name="skills")
     definition = server(state)
-    if options.exit_at_start is not None:
-        return options.exit_at_start
-    counters = serve.Counters()
-    built = serve.build_server(definition, options, counters)
-    plug(built, state)
-    if options.transport != "stdio":
-        serve._run_http(built, options, counters)  # serve.main's own path: its lookup is by catalog name only
-        return 0
-    import anyio
-
-    anyio.run(serve._run_stdio, built, options, counters)
-    return 0
+    return serve.run_server(definition, options, lambda built: plug(built, state))
 
 
 if __name__ == "__main__":
